@@ -1,0 +1,42 @@
+// Error checks used by every chapter.
+//
+//   CUDA_CHECK(cudaMalloc(&p, bytes));   // any CUDA runtime call
+//   CUBLAS_CHECK(cublasCreate(&h));      // any cuBLAS call
+//   my_kernel<<<grid, block>>>(...);
+//   CUDA_CHECK_LAUNCH();                 // after every kernel launch
+//
+// On failure they print the failing expression, the error, file and line, and exit(1).
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#define CUDA_CHECK(expr)                                                                     \
+  do {                                                                                       \
+    cudaError_t err_ = (expr);                                                               \
+    if (err_ != cudaSuccess) {                                                               \
+      std::fprintf(stderr, "error: %s failed: %s (%s) at %s:%d\n", #expr,                   \
+                   cudaGetErrorString(err_), cudaGetErrorName(err_), __FILE__, __LINE__);    \
+      std::exit(1);                                                                          \
+    }                                                                                        \
+  } while (0)
+
+#define CUBLAS_CHECK(expr)                                                                   \
+  do {                                                                                       \
+    cublasStatus_t st_ = (expr);                                                             \
+    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                      \
+      std::fprintf(stderr, "error: %s failed: %s at %s:%d\n", #expr,                        \
+                   cublasGetStatusString(st_), __FILE__, __LINE__);                          \
+      std::exit(1);                                                                          \
+    }                                                                                        \
+  } while (0)
+
+// A launch reports bad configurations (too many threads, too much shared memory) only
+// through cudaGetLastError; faults inside the kernel surface at the next synchronising call.
+#define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
+
+// Integer ceiling division, for grid sizes: ceil_div(1000, 32) == 32.
+__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }

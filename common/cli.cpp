@@ -1,0 +1,241 @@
+#include "cli.h"
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdlib>
+#include <sstream>
+
+namespace {
+
+// Whole decimal number, no trailing junk, within [lo, hi].
+bool parse_int(const std::string& flag, const std::string& text, int64_t lo, int64_t hi,
+               int64_t* value, std::string* error) {
+  if (text.empty()) {
+    *error = flag + ": empty value";
+    return false;
+  }
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (*end != '\0' || end == text.c_str()) {
+    *error = flag + ": '" + text + "' is not a whole number";
+    return false;
+  }
+  if (errno == ERANGE || v > hi) {
+    *error = flag + ": " + text + " is too large (at most " + std::to_string(hi) + ")";
+    return false;
+  }
+  if (v < lo) {
+    *error = flag + ": " + text + " must be at least " + std::to_string(lo);
+    return false;
+  }
+  *value = v;
+  return true;
+}
+
+bool parse_size(const std::string& flag, const std::string& text, int64_t hi, int* value,
+                std::string* error) {
+  int64_t v = 0;
+  if (!parse_int(flag, text, 1, hi, &v, error)) return false;
+  *value = static_cast<int>(v);
+  return true;
+}
+
+// "MxNxK" (or "RxC" when the chapter has no K).
+bool parse_shape(const CliSpec& spec, const std::string& text, Shape* s, std::string* error) {
+  std::vector<std::string> parts;
+  std::stringstream ss(text);
+  std::string part;
+  while (std::getline(ss, part, 'x')) parts.push_back(part);
+  size_t want = spec.has_k ? 3 : 2;
+  if (parts.size() != want || text.back() == 'x') {
+    *error = "--shapes: '" + text + "' is not of the form " + (spec.has_k ? "MxNxK" : "ROWSxCOLS");
+    return false;
+  }
+  if (!parse_size("--shapes", parts[0], kMaxDim, &s->M, error)) return false;
+  if (!parse_size("--shapes", parts[1], kMaxDim, &s->N, error)) return false;
+  if (spec.has_k && !parse_size("--shapes", parts[2], kMaxElements, &s->K, error)) return false;
+  return true;
+}
+
+// Each matrix must have at most kMaxElements elements (products checked in 64 bits).
+bool check_shape(const CliSpec& spec, const Shape& s, std::string* error) {
+  auto too_big = [&](const char* what, int64_t a, int64_t b) {
+    if (a * b <= kMaxElements) return false;
+    *error = std::string("size too large: ") + what + " has " + std::to_string(a) + " x " +
+             std::to_string(b) + " elements, more than the 2^31-1 that 32-bit indices reach";
+    return true;
+  };
+  if (!spec.has_k) return !too_big("the matrix", s.M, s.N);
+  return !(too_big("A (M x K)", s.M, s.K) || too_big("B (K x N)", s.K, s.N) ||
+           too_big("C (M x N)", s.M, s.N));
+}
+
+}  // namespace
+
+std::string usage_text(const CliSpec& spec) {
+  std::ostringstream o;
+  o << "usage: " << spec.program << " [options]\n" << spec.summary << "\n\n";
+  if (spec.has_k) {
+    o << "  --m M --n N --k K     problem size: C (M x N) = A (M x K) * B (K x N)\n"
+      << "  --size S              square problem, M = N = K = S\n"
+      << "  --shapes LIST         several sizes, e.g. 1x1x1,127x33x65\n";
+  } else {
+    o << "  --m ROWS --n COLS     matrix size\n"
+      << "  --size S              square matrix, ROWS = COLS = S\n"
+      << "  --shapes LIST         several sizes, e.g. 1x1,8191x33\n";
+  }
+  o << "  --kernel NAME|all     kernel to run (default all):";
+  for (const auto& k : spec.kernels) o << " " << k;
+  o << "\n"
+    << "  --check               verify every kernel against the reference, no timing\n"
+    << "  --bench               verify, then time (median of --reps runs, L2 flushed)\n"
+    << "  --reps R              timed repetitions (default " << spec.default_reps
+    << ", fewer for slow kernels)\n"
+    << "  --seed S              seed of the random inputs (default 1234)\n"
+    << "  --csv FILE            also write the result rows to FILE\n"
+    << "  --help                this text\n"
+    << "With no options: --check then --bench at the default size(s):";
+  for (const auto& s : spec.default_shapes) {
+    o << " " << s.M << "x" << s.N;
+    if (spec.has_k) o << "x" << s.K;
+  }
+  o << "\nExit status: 0 pass, 1 verification failure, 2 bad usage, 77 no CUDA device.\n";
+  return o.str();
+}
+
+CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Options* out,
+                    std::string* error) {
+  Options o;
+  o.reps = spec.default_reps;
+  bool want_check = false, want_bench = false;
+  int size = 0, m = 0, n = 0, k = 0;
+  std::vector<Shape> shapes;
+  std::string kernel = "all";
+
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    // Accept both "--flag value" and "--flag=value".
+    auto eq = arg.find('=');
+    bool has_inline = arg.rfind("--", 0) == 0 && eq != std::string::npos;
+    if (has_inline) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    }
+    auto take_value = [&]() -> bool {
+      if (has_inline) return true;
+      if (i + 1 >= argc) {
+        *error = arg + " needs a value";
+        return false;
+      }
+      value = argv[++i];
+      return true;
+    };
+    auto no_value = [&]() -> bool {
+      if (has_inline) *error = arg + " takes no value";
+      return !has_inline;
+    };
+
+    if (arg == "--help" || arg == "-h") {
+      if (!no_value()) return CliStatus::kError;
+      return CliStatus::kHelp;
+    } else if (arg == "--check") {
+      if (!no_value()) return CliStatus::kError;
+      want_check = true;
+    } else if (arg == "--bench") {
+      if (!no_value()) return CliStatus::kError;
+      want_bench = true;
+    } else if (arg == "--m" || arg == "--n" || arg == "--k" || arg == "--size") {
+      if (arg == "--k" && !spec.has_k) {
+        *error = "--k: this program's sizes are rows x cols (--m, --n); it has no K";
+        return CliStatus::kError;
+      }
+      if (!take_value()) return CliStatus::kError;
+      int* dst = arg == "--m" ? &m : arg == "--n" ? &n : arg == "--k" ? &k : &size;
+      int64_t hi = arg == "--k" ? kMaxElements : kMaxDim;
+      if (!parse_size(arg, value, hi, dst, error)) return CliStatus::kError;
+    } else if (arg == "--shapes") {
+      if (!take_value()) return CliStatus::kError;
+      std::stringstream ss(value);
+      std::string item;
+      shapes.clear();
+      while (std::getline(ss, item, ',')) {
+        Shape s;
+        if (!parse_shape(spec, item, &s, error)) return CliStatus::kError;
+        shapes.push_back(s);
+      }
+      if (shapes.empty() || value.back() == ',') {
+        *error = "--shapes: '" + value + "' is not a comma-separated list of sizes";
+        return CliStatus::kError;
+      }
+    } else if (arg == "--kernel") {
+      if (!take_value()) return CliStatus::kError;
+      kernel = value;
+    } else if (arg == "--reps") {
+      if (!take_value()) return CliStatus::kError;
+      int64_t r = 0;
+      if (!parse_int(arg, value, 1, 100000, &r, error)) return CliStatus::kError;
+      o.reps = static_cast<int>(r);
+      o.reps_given = true;
+    } else if (arg == "--seed") {
+      if (!take_value()) return CliStatus::kError;
+      int64_t s = 0;
+      if (!parse_int(arg, value, 0, INT64_MAX, &s, error)) return CliStatus::kError;
+      o.seed = static_cast<uint64_t>(s);
+    } else if (arg == "--csv") {
+      if (!take_value()) return CliStatus::kError;
+      if (value.empty()) {
+        *error = "--csv: empty file name";
+        return CliStatus::kError;
+      }
+      o.csv = value;
+    } else {
+      *error = "unknown option '" + arg + "' (see --help)";
+      return CliStatus::kError;
+    }
+  }
+
+  // Sizes: --shapes, or --size/--m/--n/--k, or the chapter's defaults.
+  bool any_size = size || m || n || k;
+  if (!shapes.empty() && any_size) {
+    *error = "give either --shapes or --size/--m/--n/--k, not both";
+    return CliStatus::kError;
+  }
+  if (any_size) {
+    Shape s;
+    s.M = m ? m : size;
+    s.N = n ? n : size;
+    s.K = spec.has_k ? (k ? k : size) : 1;
+    if (!s.M || !s.N || !s.K) {
+      *error = spec.has_k ? "give all of --m, --n and --k, or --size"
+                          : "give both --m and --n, or --size";
+      return CliStatus::kError;
+    }
+    shapes.push_back(s);
+  }
+  if (shapes.empty()) shapes = spec.default_shapes;
+  for (const auto& s : shapes)
+    if (!check_shape(spec, s, error)) return CliStatus::kError;
+  o.shapes = shapes;
+
+  if (kernel == "all") {
+    o.kernels = spec.kernels;
+  } else {
+    bool known = false;
+    for (const auto& name : spec.kernels) known = known || name == kernel;
+    if (!known) {
+      *error = "unknown kernel '" + kernel + "'; known:";
+      for (const auto& name : spec.kernels) *error += " " + name;
+      return CliStatus::kError;
+    }
+    o.kernels = {kernel};
+  }
+
+  if (want_check || want_bench) {
+    o.check = want_check;
+    o.bench = want_bench;
+  }
+  *out = o;
+  return CliStatus::kOk;
+}

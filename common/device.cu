@@ -1,0 +1,30 @@
+#include "device.h"
+
+#include "check.h"
+
+bool cuda_device_available() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return false;
+  // Touch the context: a present but unusable device fails here rather than later.
+  return cudaFree(nullptr) == cudaSuccess;
+}
+
+void print_device_report(FILE* f) {
+  int dev = 0, driver = 0, runtime = 0, sm_clock = 0, mem_clock = 0, bus = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp p{};
+  CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sm_clock, cudaDevAttrClockRate, dev));  // kHz
+  CUDA_CHECK(cudaDeviceGetAttribute(&mem_clock, cudaDevAttrMemoryClockRate, dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev));
+  std::fprintf(f,
+               "GPU %d: %s, sm_%d%d, %d SMs, SM clock %.0f MHz, memory %.1f GiB "
+               "(%d-bit, %.0f MHz), L2 %.0f MiB, smem/block %zu KiB (opt-in), "
+               "driver %d.%d, runtime %d.%d\n",
+               dev, p.name, p.major, p.minor, p.multiProcessorCount, sm_clock / 1e3,
+               p.totalGlobalMem / 1073741824.0, bus, mem_clock / 1e3, p.l2CacheSize / 1048576.0,
+               p.sharedMemPerBlockOptin / 1024, driver / 1000, (driver % 1000) / 10,
+               runtime / 1000, (runtime % 1000) / 10);
+}

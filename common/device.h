@@ -1,0 +1,10 @@
+// Which GPU the numbers come from.
+#pragma once
+
+#include <cstdio>
+
+// True when a CUDA device is present and usable (the programs exit 77 otherwise).
+bool cuda_device_available();
+
+// Prints GPU name, compute capability, SMs, clocks, memory, L2, driver and runtime versions.
+void print_device_report(FILE* f);

@@ -1,0 +1,146 @@
+#include "driver.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "check.h"
+#include "device.h"
+#include "table.h"
+#include "timer.h"
+
+int run_chapter(Chapter ch, int argc, char** argv) {
+  ch.cli.kernels.clear();
+  for (const auto& k : ch.kernels) ch.cli.kernels.push_back(k.name);
+
+  // 1. Arguments, before any GPU work: bad usage exits 2 even where there is no GPU.
+  Options opt;
+  std::string error;
+  switch (parse_cli(ch.cli, argc, argv, &opt, &error)) {
+    case CliStatus::kHelp:
+      std::fputs(usage_text(ch.cli).c_str(), stdout);
+      return kExitPass;
+    case CliStatus::kError:
+      std::fprintf(stderr, "%s: error: %s\n", ch.cli.program.c_str(), error.c_str());
+      return kExitUsage;
+    case CliStatus::kOk:
+      break;
+  }
+  if (!opt.csv.empty()) {
+    FILE* f = std::fopen(opt.csv.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "%s: error: --csv: cannot write '%s'\n", ch.cli.program.c_str(),
+                   opt.csv.c_str());
+      return kExitUsage;
+    }
+    std::fclose(f);
+  }
+
+  // 2. The GPU.
+  if (!cuda_device_available()) {
+    std::fprintf(stderr, "%s: no usable CUDA device; skipping\n", ch.cli.program.c_str());
+    return kExitSkip;
+  }
+  print_device_report(stdout);
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // GEMM_TUTORIAL_FREE_MIB pretends less memory is free, so the tests can exercise this check.
+  if (const char* cap = std::getenv("GEMM_TUTORIAL_FREE_MIB"))
+    free_bytes = std::min<size_t>(free_bytes, std::strtoull(cap, nullptr, 10) << 20);
+  for (const auto& s : opt.shapes) {
+    size_t need = ch.device_bytes(s) + (256u << 20);  // + L2 flush buffer and cuBLAS workspace
+    if (need > free_bytes) {
+      std::fprintf(stderr,
+                   "%s: error: size too large: %dx%d%s needs %.1f GiB of GPU memory, "
+                   "%.1f GiB free\n",
+                   ch.cli.program.c_str(), s.M, s.N,
+                   ch.cli.has_k ? ("x" + std::to_string(s.K)).c_str() : "", need / 1073741824.0,
+                   free_bytes / 1073741824.0);
+      return kExitUsage;
+    }
+  }
+
+  // Which kernels run: the selected ones, and for timing also their baselines, so that every
+  // percentage compares two kernels timed in this same process.
+  std::vector<bool> run(ch.kernels.size(), false);
+  for (size_t i = 0; i < ch.kernels.size(); ++i)
+    for (const auto& name : opt.kernels)
+      if (ch.kernels[i].name == name) {
+        run[i] = true;
+        if (opt.bench)
+          for (size_t j = 0; j < ch.kernels.size(); ++j)
+            if (ch.kernels[j].name == ch.kernels[i].baseline) run[j] = true;
+      }
+
+  std::printf("seed %llu, %s\n", static_cast<unsigned long long>(opt.seed),
+              opt.bench ? "verify then time (median, L2 flushed before each run)" : "verify only");
+  std::fflush(stdout);
+
+  std::vector<ResultRow> rows;
+  int failures = 0;
+  std::unique_ptr<Timer> timer;
+  if (opt.bench) timer = std::make_unique<Timer>();
+
+  for (const auto& s : opt.shapes) {
+    auto c = ch.make_case(s, opt.seed);
+    size_t first_row = rows.size();
+    std::vector<size_t> row_of(ch.kernels.size(), SIZE_MAX);
+
+    // 3. Verify every kernel that runs; a kernel that fails is never timed.
+    for (size_t i = 0; i < ch.kernels.size(); ++i) {
+      if (!run[i]) continue;
+      ResultRow r;
+      r.kernel = ch.kernels[i].name;
+      r.baseline = ch.kernels[i].baseline;
+      r.shape = s;
+      c->poison_output();
+      c->launch(i);
+      CUDA_CHECK_LAUNCH();
+      CUDA_CHECK(cudaDeviceSynchronize());
+      auto v = c->verify_output(i);
+      if (!v) {
+        r.status = "ref";
+      } else {
+        r.rel_err = v->rel_err;
+        r.status = v->pass ? "pass" : "FAIL";
+        if (!v->pass) {
+          ++failures;
+          std::fprintf(stderr, "%dx%dx%d ", s.M, s.N, s.K);
+          print_mismatches(stderr, r.kernel.c_str(), *v);
+        }
+      }
+      row_of[i] = rows.size();
+      rows.push_back(r);
+    }
+
+    // 4. Time what passed.
+    if (opt.bench) {
+      for (size_t i = 0; i < ch.kernels.size(); ++i) {
+        if (!run[i] || rows[row_of[i]].status == "FAIL") continue;
+        ResultRow& r = rows[row_of[i]];
+        Timing t = timer->time([&] { c->launch(i); }, opt.reps, opt.reps_given);
+        r.timed = true;
+        r.ms = t.median_ms;
+        r.ms_min = t.min_ms;
+        r.ms_max = t.max_ms;
+        r.reps = t.reps;
+        r.rate = c->work() / (t.median_ms * 1e-3) * ch.rate_scale;
+      }
+      for (size_t i = first_row; i < rows.size(); ++i) {
+        ResultRow& r = rows[i];
+        for (size_t j = first_row; j < rows.size(); ++j)
+          if (r.timed && rows[j].timed && rows[j].kernel == (r.baseline.empty() ? r.kernel : r.baseline))
+            r.pct = 100.0 * rows[j].ms / r.ms;
+      }
+    }
+  }
+
+  std::printf("\n");
+  print_table(stdout, rows, ch.rate_unit, ch.cli.has_k);
+  if (!opt.csv.empty() && !write_csv(opt.csv, ch.cli.program, rows, ch.rate_unit)) {
+    std::fprintf(stderr, "%s: error: could not write %s\n", ch.cli.program.c_str(), opt.csv.c_str());
+    return kExitFail;
+  }
+  std::printf("%s\n", failures ? "FAILED" : "PASSED");
+  return failures ? kExitFail : kExitPass;
+}

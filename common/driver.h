@@ -1,0 +1,44 @@
+// The flow every chapter program shares: parse the command line, find the GPU, then for each
+// size verify every selected kernel and (with --bench) time it next to its baseline.
+//
+// A chapter describes itself with a Chapter: its kernels and how to build a Case (the
+// buffers for one size). GEMM chapters get both from gemm.h; chapter 02 writes its own.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "verify.h"
+
+struct KernelEntry {
+  std::string name;
+  std::string baseline;  // name of the kernel it is compared with; "" for a baseline itself
+};
+
+// Buffers and reference for one problem size.
+class Case {
+ public:
+  virtual ~Case() = default;
+  virtual void launch(size_t kernel) = 0;  // enqueue kernel `kernel` (index into kernels)
+  virtual void poison_output() = 0;        // NaN into the output(s)
+  // Checks the output of the kernel just run. nullopt: this kernel is the reference itself
+  // and nothing independent is available at this size to compare it with.
+  virtual std::optional<VerifyResult> verify_output(size_t kernel) = 0;
+  virtual double work() const = 0;  // FLOPs (GEMM) or bytes moved (copies), for the rate column
+};
+
+struct Chapter {
+  CliSpec cli;                       // cli.kernels is filled from `kernels`
+  std::vector<KernelEntry> kernels;
+  const char* rate_unit = "TFLOP/s";
+  double rate_scale = 1e-12;         // rate = work / seconds * rate_scale
+  std::function<size_t(const Shape&)> device_bytes;  // GPU memory one Case needs
+  std::function<std::unique_ptr<Case>(const Shape&, uint64_t seed)> make_case;
+};
+
+// The whole program: returns the exit code (0, 1, 2 or 77; see cli.h).
+int run_chapter(Chapter chapter, int argc, char** argv);

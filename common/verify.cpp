@@ -1,0 +1,63 @@
+#include "verify.h"
+
+#include <cmath>
+#include <limits>
+
+Tolerance gemm_tolerance(double u, int K, double ref_rms) {
+  // Typical error of one order vs another is ~0.7 u sqrt(K) rms(C); the elementwise bound
+  // allows 8x that (the largest of millions of elements sits several sigmas out), the
+  // norm-wise bound 4x. A wrong or missing term of the sum is O(rms(C) / sqrt(K)), far above.
+  double s = std::sqrt(static_cast<double>(K));
+  Tolerance t;
+  t.atol = 8.0 * u * s * ref_rms + std::numeric_limits<float>::denorm_min();
+  t.rtol = 8.0 * u;
+  t.max_rel_err = 4.0 * u * s;
+  return t;
+}
+
+double rms(const float* x, int64_t n) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]) * x[i];
+  return n ? std::sqrt(sum / n) : 0.0;
+}
+
+VerifyResult verify(const float* got, const float* ref, int rows, int cols, const Tolerance& tol) {
+  VerifyResult r;
+  double diff2 = 0, ref2 = 0;
+  const int64_t n = static_cast<int64_t>(rows) * cols;
+  for (int64_t i = 0; i < n; ++i) {
+    double g = got[i], e = ref[i];
+    bool finite = std::isfinite(g) && std::isfinite(e);
+    if (!std::isfinite(g)) ++r.nonfinite;
+    double d = std::fabs(g - e);
+    // Written so that NaN fails: a comparison with NaN is false.
+    bool ok = finite && d <= tol.atol + tol.rtol * std::fabs(e);
+    if (!ok) {
+      ++r.bad;
+      if (r.first.size() < 5)
+        r.first.push_back({static_cast<int>(i / cols), static_cast<int>(i % cols), e, g});
+    }
+    if (finite) {
+      diff2 += d * d;
+      ref2 += e * e;
+    }
+  }
+  if (r.nonfinite > 0) {
+    r.rel_err = std::numeric_limits<double>::infinity();
+  } else if (ref2 > 0) {
+    r.rel_err = std::sqrt(diff2 / ref2);
+  } else {
+    r.rel_err = diff2 > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+  }
+  r.pass = r.bad == 0 && r.rel_err <= tol.max_rel_err;
+  return r;
+}
+
+void print_mismatches(FILE* f, const char* kernel, const VerifyResult& r) {
+  std::fprintf(f, "%s: FAIL rel_err=%.3g, %lld element(s) out of tolerance, %lld NaN/Inf\n",
+               kernel, r.rel_err, static_cast<long long>(r.bad),
+               static_cast<long long>(r.nonfinite));
+  for (const auto& m : r.first)
+    std::fprintf(f, "  (row %d, col %d): expected %.8g, got %.8g\n", m.row, m.col, m.expected,
+                 m.got);
+}

@@ -1,0 +1,47 @@
+// Verification of a kernel's output against a reference (host only).
+//
+// Two tests, both must pass:
+//   norm-wise     ||C - ref||_2 / ||ref||_2 <= max_rel_err
+//   elementwise   |c - r| <= atol + rtol * |r|        for every element
+// A NaN or Inf in the output never passes (the output is poisoned with NaN before each run,
+// so an element a kernel forgets to write shows up as NaN).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+struct Tolerance {
+  double atol = 0, rtol = 0, max_rel_err = 0;  // all zero: bit-exact comparison
+};
+
+// Tolerance for GEMM outputs whose K-term dot products were accumulated in a precision of
+// unit roundoff `u` (2^-24 for FP32 accumulation) by two different summation orders.
+// The rounding error of a K-term sum grows like u * sqrt(K) * rms(C) for random inputs, so the
+// bounds scale with that; ref_rms is the root-mean-square of the reference.
+Tolerance gemm_tolerance(double u, int K, double ref_rms);
+
+// Unit roundoff of FP32 accumulation.
+constexpr double kFp32Roundoff = 1.0 / (1 << 24);
+
+struct Mismatch {
+  int row, col;
+  double expected, got;
+};
+
+struct VerifyResult {
+  bool pass = false;
+  double rel_err = 0;       // norm-wise relative error (inf if the output holds NaN/Inf)
+  int64_t bad = 0;          // elements outside the elementwise bound (NaN/Inf included)
+  int64_t nonfinite = 0;    // NaN or Inf in the output
+  std::vector<Mismatch> first;  // the first few bad elements, in row-major order
+};
+
+// got and ref are rows x cols, row-major (leading dimension = cols).
+VerifyResult verify(const float* got, const float* ref, int rows, int cols, const Tolerance& tol);
+
+// Root-mean-square of n values.
+double rms(const float* x, int64_t n);
+
+// "kernel: FAIL rel_err=... , 12 of 4096 elements wrong, e.g. (row, col) expected ... got ..."
+void print_mismatches(FILE* f, const char* kernel, const VerifyResult& r);

@@ -1,0 +1,99 @@
+// The shared command line: good input parses, every kind of bad input is refused with a message.
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "common/cli.h"
+#include "harness.h"
+
+namespace {
+CliSpec gemm_spec() {
+  CliSpec s;
+  s.program = "test";
+  s.kernels = {"cublas", "fast"};
+  s.default_shapes = {{64, 32, 16}};
+  return s;
+}
+
+CliStatus parse(const CliSpec& spec, std::initializer_list<const char*> args, Options* o,
+                std::string* err) {
+  std::vector<const char*> argv = {"prog"};
+  argv.insert(argv.end(), args);
+  return parse_cli(spec, static_cast<int>(argv.size()), argv.data(), o, err);
+}
+
+bool refused(std::initializer_list<const char*> args, const std::string& expect_in_message) {
+  Options o;
+  std::string err;
+  bool ok = parse(gemm_spec(), args, &o, &err) == CliStatus::kError &&
+            err.find(expect_in_message) != std::string::npos && err.find('\n') == std::string::npos;
+  if (!ok) std::printf("  message was: '%s'\n", err.c_str());
+  return ok;
+}
+}  // namespace
+
+TEST(cli, no_arguments_means_check_and_bench_at_defaults) {
+  Options o;
+  std::string err;
+  CHECK(parse(gemm_spec(), {}, &o, &err) == CliStatus::kOk);
+  CHECK(o.check && o.bench);
+  CHECK(o.shapes.size() == 1 && o.shapes[0].M == 64 && o.shapes[0].N == 32 && o.shapes[0].K == 16);
+  CHECK(o.kernels.size() == 2);
+}
+
+TEST(cli, sizes_kernel_and_modes) {
+  Options o;
+  std::string err;
+  CHECK(parse(gemm_spec(), {"--size", "100", "--n=7", "--kernel", "fast", "--check", "--seed", "9",
+                            "--reps", "5"},
+              &o, &err) == CliStatus::kOk);
+  CHECK(o.shapes.size() == 1 && o.shapes[0].M == 100 && o.shapes[0].N == 7 && o.shapes[0].K == 100);
+  CHECK(o.kernels.size() == 1 && o.kernels[0] == "fast");
+  CHECK(o.check && !o.bench);
+  CHECK(o.seed == 9 && o.reps == 5 && o.reps_given);
+  CHECK(parse(gemm_spec(), {"--shapes", "1x2x3,4x5x6"}, &o, &err) == CliStatus::kOk);
+  CHECK(o.shapes.size() == 2 && o.shapes[1].M == 4 && o.shapes[1].N == 5 && o.shapes[1].K == 6);
+  CHECK(parse(gemm_spec(), {"--help"}, &o, &err) == CliStatus::kHelp);
+}
+
+TEST(cli, bad_numbers_are_refused) {
+  CHECK(refused({"--size", "abc"}, "not a whole number"));
+  CHECK(refused({"--size", "12abc"}, "not a whole number"));
+  CHECK(refused({"--size", "1.5"}, "not a whole number"));
+  CHECK(refused({"--m", ""}, "empty"));
+  CHECK(refused({"--size", "0"}, "at least 1"));
+  CHECK(refused({"--k", "-5", "--m", "2", "--n", "2"}, "at least 1"));
+  CHECK(refused({"--size", "99999999999999999999999"}, "too large"));
+  CHECK(refused({"--m", "2000000", "--n", "2", "--k", "2"}, "too large"));
+  CHECK(refused({"--reps", "0"}, "at least 1"));
+  CHECK(refused({"--seed", "-1"}, "at least 0"));
+}
+
+TEST(cli, sizes_that_overflow_32_bit_indices_are_refused) {
+  // 65536 x 65536 = 2^32 elements.
+  CHECK(refused({"--m", "65536", "--n", "65536", "--k", "1"}, "size too large"));
+  CHECK(refused({"--m", "1", "--n", "65536", "--k", "65536"}, "B (K x N)"));
+  CHECK(refused({"--shapes", "1x1x1,65536x1x65536"}, "A (M x K)"));
+}
+
+TEST(cli, usage_mistakes_are_refused) {
+  CHECK(refused({"--frobnicate"}, "unknown option '--frobnicate'"));
+  CHECK(refused({"--kernel", "fastest"}, "unknown kernel 'fastest'"));
+  CHECK(refused({"--size"}, "needs a value"));
+  CHECK(refused({"--m", "4", "--n", "4"}, "give all of --m, --n and --k"));
+  CHECK(refused({"--shapes", "4x4"}, "not of the form MxNxK"));
+  CHECK(refused({"--shapes", "4x4x4,"}, "comma-separated"));
+  CHECK(refused({"--shapes", "4x4x4", "--size", "8"}, "not both"));
+  CHECK(refused({"--check=yes"}, "takes no value"));
+}
+
+TEST(cli, chapters_without_k_refuse_it) {
+  CliSpec s = gemm_spec();
+  s.has_k = false;
+  Options o;
+  std::string err;
+  CHECK(parse(s, {"--k", "4"}, &o, &err) == CliStatus::kError);
+  CHECK(parse(s, {"--shapes", "3x5"}, &o, &err) == CliStatus::kOk);
+  CHECK(o.shapes[0].M == 3 && o.shapes[0].N == 5);
+  CHECK(parse(s, {"--shapes", "3x5x7"}, &o, &err) == CliStatus::kError);
+}
