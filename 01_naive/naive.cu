@@ -4,14 +4,13 @@
 // New in this chapter: everything (it is the first). C = A * B, row-major FP32,
 // A is M x K, B is K x N, C is M x N.
 //
-// Build and run (from the repository root):
+// The program (main.cu) runs both next to cuBLAS. Build and run (from the repository root):
 //   meson setup build && meson compile -C build
 //   ./build/01_naive/naive                        # check, then benchmark at 4096^3 and 2048^3
 //   ./build/01_naive/naive --kernel naive_coalesced --size 1000 --bench
 //   meson test -C build --suite 01_naive          # correctness at many shapes
 // Explanation and measurements: 01_naive/README.md
 #include "01_naive/naive.cuh"
-#include "common/gemm.h"
 
 // ---------------------------------------------------------------------------------------------
 // Kernels
@@ -56,21 +55,4 @@ void launch_naive_coalesced(int M, int N, int K, const float* A, const float* B,
   dim3 grid(ceil_div(N, kNaiveBlock), ceil_div(M, kNaiveBlock));  // x runs over columns
   naive_coalesced_kernel<<<grid, block>>>(M, N, K, A, B, C);
   CUDA_CHECK_LAUNCH();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Program
-// ---------------------------------------------------------------------------------------------
-
-int main(int argc, char** argv) {
-  CliSpec spec;
-  spec.program = "01_naive/naive";
-  spec.summary = "Chapter 01: naive SGEMM, uncoalesced vs coalesced thread mapping (FP32).";
-  spec.default_shapes = {{4096, 4096, 4096}, {2048, 2048, 2048}};
-  static const std::vector<GemmKernel> kernels = {
-      {"cublas", BLayout::kRowMajor, nullptr},
-      {"naive_uncoalesced", BLayout::kRowMajor, launch_naive_uncoalesced},
-      {"naive_coalesced", BLayout::kRowMajor, launch_naive_coalesced},
-  };
-  return run_gemm_chapter(spec, kernels, argc, argv);
 }

@@ -1,0 +1,16 @@
+// Chapter 01's program: the two naive kernels next to cuBLAS (see naive.cu, README.md).
+#include "01_naive/naive.cuh"
+#include "common/gemm.h"
+
+int main(int argc, char** argv) {
+  CliSpec spec;
+  spec.program = "01_naive/naive";
+  spec.summary = "Chapter 01: naive SGEMM, uncoalesced vs coalesced thread mapping (FP32).";
+  spec.default_shapes = {{4096, 4096, 4096}, {2048, 2048, 2048}};
+  static const std::vector<GemmKernel> kernels = {
+      {"cublas", BLayout::kRowMajor, nullptr},
+      {"naive_uncoalesced", BLayout::kRowMajor, launch_naive_uncoalesced},
+      {"naive_coalesced", BLayout::kRowMajor, launch_naive_coalesced},
+  };
+  return run_gemm_chapter(spec, kernels, argc, argv);
+}

@@ -1,0 +1,19 @@
+// Chapter 03's program: the three tiled kernels next to 01's coalesced kernel and cuBLAS.
+#include "01_naive/naive.cuh"
+#include "03_tiled/tiled.cuh"
+#include "common/gemm.h"
+
+int main(int argc, char** argv) {
+  CliSpec spec;
+  spec.program = "03_tiled/tiled";
+  spec.summary = "Chapter 03: shared-memory tiling, 1D and 2D register blocking (FP32).";
+  spec.default_shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4000, 3000, 2000}};
+  static const std::vector<GemmKernel> kernels = {
+      {"cublas", BLayout::kRowMajor, nullptr},
+      {"naive_coalesced", BLayout::kRowMajor, launch_naive_coalesced},  // chapter 01's best
+      {"tiled_smem", BLayout::kRowMajor, launch_tiled_smem},
+      {"tiled_1d", BLayout::kRowMajor, launch_tiled_1d},
+      {"tiled_2d", BLayout::kRowMajor, launch_tiled_2d},
+  };
+  return run_gemm_chapter(spec, kernels, argc, argv);
+}

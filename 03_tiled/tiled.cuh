@@ -1,0 +1,32 @@
+// Chapter 03: shared-memory tiling, then register blocking (1D, then 2D).
+#pragma once
+
+#include "common/check.h"
+
+// --- Kernel 1: shared-memory tiling -------------------------------------------------------
+constexpr int kSmemTile = 32;  // (32, 32) tiles of A and B; one thread per element of C
+
+// --- Kernel 2: 1D register blocking ------------------------------------------------------
+// Block tile 64 x 64, K-slab 8; each thread computes a column of TM = 8 outputs.
+constexpr int k1dBM = 64, k1dBN = 64, k1dBK = 8, k1dTM = 8;
+constexpr int k1dThreads = k1dBM * k1dBN / k1dTM;  // 512
+
+// --- Kernel 3: 2D register blocking ------------------------------------------------------
+// Block tile BM x BN, K-slab BK; each thread computes a TM x TN micro-tile. The threads form a
+// (BM / TM) x (BN / TN) grid; thread (tr, tc) owns rows tr + i * (BM / TM) and columns
+// tc + j * (BN / TN): its micro-tile is strided, not contiguous, so that a warp's reads of
+// the shared tiles are conflict-free (the lanes of a warp hold consecutive tc).
+template <int BM, int BN, int TM, int TN>
+struct Tile2d {
+  static constexpr int kThreads = (BM / TM) * (BN / TN);
+  static constexpr int kRowThreads = BM / TM;  // threads along M
+  static constexpr int kColThreads = BN / TN;  // threads along N
+  // Row (within the block tile) of the i-th output row of thread tid.
+  __host__ __device__ static int row(int tid, int i) { return tid / kColThreads + i * kRowThreads; }
+  // Column (within the block tile) of the j-th output column of thread tid.
+  __host__ __device__ static int col(int tid, int j) { return tid % kColThreads + j * kColThreads; }
+};
+
+void launch_tiled_smem(int M, int N, int K, const float* A, const float* B, float* C);
+void launch_tiled_1d(int M, int N, int K, const float* A, const float* B, float* C);
+void launch_tiled_2d(int M, int N, int K, const float* A, const float* B, float* C);

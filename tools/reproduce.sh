@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Reproduces the numbers in the READMEs on the GPU at hand: build, every test, every chapter's
+# benchmark, compute-sanitizer, Nsight Compute. Logs go to OUT_DIR.
+#
+# usage: tools/reproduce.sh [-a ARCH] [-o OUT_DIR] [STAGE...]
+#   stages: build test bench sanitize profile   (default: all of them, in that order)
+#   ARCH: e.g. 90 for H100 (default 90); OUT_DIR default: logs
+set -uo pipefail
+cd "$(dirname "$0")/.."
+arch=90
+out=logs
+while getopts "a:o:" opt; do
+  case $opt in
+    a) arch=$OPTARG ;;
+    o) out=$OPTARG ;;
+    *) sed -n '2,8p' "$0"; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+stages=${*:-build test bench sanitize profile}
+build=build-sm$arch
+mkdir -p "$out"
+status=0
+
+for stage in $stages; do
+  case $stage in
+    build)
+      [ -d "$build" ] || meson setup "$build" -Dgpu_arch="$arch" >"$out/setup.log" 2>&1
+      meson compile -C "$build" >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+      ;;
+    test)
+      meson test -C "$build" --print-errorlogs >"$out/test.log" 2>&1 || status=1
+      grep -E "^(Ok|Fail|Skipped|Timeout):" "$out/test.log"
+      ;;
+    bench)
+      for p in 01_naive/naive 02_transpose_copy/transpose 03_tiled/tiled 04_coalesced/coalesced; do
+        name=$(basename "$(dirname "$p")")
+        "./$build/$p" --bench --csv "$out/bench_$name.csv" >"$out/bench_$name.log" 2>&1 || status=1
+      done
+      ;;
+    sanitize)
+      # Small odd shapes: every kernel, every tail path, under each tool.
+      shapes=1x1x1,33x65x17,67x45x39,130x129x37,257x131x66
+      for tool in memcheck racecheck synccheck; do
+        for p in 01_naive/naive 03_tiled/tiled 04_coalesced/coalesced; do
+          compute-sanitizer --tool $tool --error-exitcode 1 "./$build/$p" --check --shapes $shapes \
+            >>"$out/sanitize_$tool.log" 2>&1 || { echo "$tool $p: errors"; status=1; }
+        done
+        compute-sanitizer --tool $tool --error-exitcode 1 "./$build/02_transpose_copy/transpose" \
+          --check --shapes 1x1,33x65,67x45,130x129 >>"$out/sanitize_$tool.log" 2>&1 \
+          || { echo "$tool transpose: errors"; status=1; }
+        grep -h "ERROR SUMMARY" "$out/sanitize_$tool.log" | sort | uniq -c
+      done
+      ;;
+    profile)
+      tools/profile_gemm.py "$build" "$out" | tee "$out/profile_gemm.txt" || status=1
+      [ -x 02_transpose_copy/profile.sh ] && { 02_transpose_copy/profile.sh "$build" "$out" || status=1; }
+      ;;
+    *) echo "unknown stage $stage"; exit 2 ;;
+  esac
+done
+exit $status
