@@ -21,7 +21,7 @@
 //
 // Build and run (from the repository root):
 //   meson setup build && meson compile -C build
-//   ./build/02_transpose_copy/transpose           # check, then benchmark at 8192x8192, 8191x4097
+//   ./build/02_transpose_copy/transpose           # check, then benchmark at 8192x8192, 8192x4097, 8191x4097
 //   ./build/02_transpose_copy/transpose --kernel transpose_padded --m 4096 --n 1000 --bench
 //   meson test -C build --suite 02_transpose_copy # correctness at many shapes
 //   02_transpose_copy/profile.sh build            # Nsight Compute: bank conflicts, throughput
@@ -321,7 +321,7 @@ int main(int argc, char** argv) {
   ch.cli.has_k = false;  // sizes are rows x cols: --m rows, --n cols
   // A square power of two, and a shape that is no multiple of 32 (partial tiles on two
   // edges) nor of 4 elements in all (a scalar tail in copy_vec).
-  ch.cli.default_shapes = {{8192, 8192}, {8191, 4097}};
+  ch.cli.default_shapes = {{8192, 8192}, {8192, 4097}, {8191, 4097}};
   for (const Kernel& k : kKernels) ch.kernels.push_back({k.name, k.baseline});
   ch.rate_unit = "GB/s";
   ch.rate_scale = 1e-9;

@@ -14,6 +14,10 @@ int main(int argc, char** argv) {
       {"tiled_smem", BLayout::kRowMajor, launch_tiled_smem},
       {"tiled_1d", BLayout::kRowMajor, launch_tiled_1d},
       {"tiled_2d", BLayout::kRowMajor, launch_tiled_2d},
+      // The K-slab sweep behind tiled_2d's choice (README).
+      {"tiled_2d_bk8", BLayout::kRowMajor, launch_tiled_2d_bk8},
+      {"tiled_2d_bk16", BLayout::kRowMajor, launch_tiled_2d_bk16},
+      {"tiled_2d_bk32", BLayout::kRowMajor, launch_tiled_2d_bk32},
   };
   return run_gemm_chapter(spec, kernels, argc, argv);
 }

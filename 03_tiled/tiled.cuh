@@ -30,3 +30,6 @@ struct Tile2d {
 void launch_tiled_smem(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_tiled_1d(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_tiled_2d(int M, int N, int K, const float* A, const float* B, float* C);
+void launch_tiled_2d_bk8(int M, int N, int K, const float* A, const float* B, float* C);
+void launch_tiled_2d_bk16(int M, int N, int K, const float* A, const float* B, float* C);
+void launch_tiled_2d_bk32(int M, int N, int K, const float* A, const float* B, float* C);

@@ -183,6 +183,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     }
   };
 
+  // The lane parts of the swizzled read offsets, one per group of 4 k (see coalesced.cuh).
+  int a_lane[BK / 4], b_lane[BK / 4];
+#pragma unroll
+  for (int q = 0; q < BK / 4; ++q) {
+    a_lane[q] = swizzle_lane_part<BK, Cfg::kLaneRows>(4 * q, lr);
+    b_lane[q] = swizzle_lane_part<BK, Cfg::kLaneCols>(4 * q, lc);
+  }
+
   float acc[TM][TN] = {};
   const int tiles = ceil_div(K, BK);
   load_tile(0);
@@ -201,14 +209,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       float a[TM], b[TN];
 #pragma unroll
       for (int i = 0; i < TM / 4; ++i) {  // TM values of A for this k: TM/4 float4 loads
-        const int m = wm + i * Cfg::kPieceStrideM + lr * 4;
-        const float4 v = *reinterpret_cast<const float4*>(&as[k * BM + kmajor_swizzle<BK>(k, m)]);
+        // = kmajor_swizzle(k, wm + i * kPieceStrideM + lr * 4), without address arithmetic
+        const int m = wm + swizzle_piece_part<BK, Cfg::kLaneRows>(k, i) + a_lane[k / 4];
+        const float4 v = *reinterpret_cast<const float4*>(&as[k * BM + m]);
         a[4 * i + 0] = v.x, a[4 * i + 1] = v.y, a[4 * i + 2] = v.z, a[4 * i + 3] = v.w;
       }
 #pragma unroll
       for (int j = 0; j < TN / 4; ++j) {  // TN values of B for this k
-        const int n = wn + j * Cfg::kPieceStrideN + lc * 4;
-        const int col = kBT ? kmajor_swizzle<BK>(k, n) : n;
+        const int col = kBT ? wn + swizzle_piece_part<BK, Cfg::kLaneCols>(k, j) + b_lane[k / 4]
+                            : wn + j * Cfg::kPieceStrideN + lc * 4;
         const float4 v = *reinterpret_cast<const float4*>(&bs[k * BN + col]);
         b[4 * j + 0] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
       }
@@ -268,9 +277,11 @@ using Simt128x64x16 = SimtConfig<128, 64, 16, 64, 32, 8, 8, 2>;
 using Simt64x128x16 = SimtConfig<64, 128, 16, 32, 64, 8, 8, 2>;
 using Simt256x128x16 = SimtConfig<256, 128, 16, 64, 32, 8, 8, 1>;
 using Simt128x256x16 = SimtConfig<128, 256, 16, 64, 64, 8, 16, 1>;
+using Simt128x256x8 = SimtConfig<128, 256, 8, 64, 64, 8, 16, 1>;
+using Simt128x128x16w = SimtConfig<128, 128, 16, 32, 64, 8, 8, 1>;  // 32 x 64 warp tiles
 
 // The winner of the sweep (04_coalesced/README.md).
-using SimtBest = Simt128x128x16r;
+using SimtBest = Simt128x256x16;
 
 void launch_simt(int M, int N, int K, const float* A, const float* B, float* C) {
   launch_simt_cfg<SimtBest, false>(M, N, K, A, B, C);
@@ -290,5 +301,7 @@ const SweepEntry kSimtSweep[] = {
     {"sweep_64x128x16", launch_simt_cfg<Simt64x128x16, true>},
     {"sweep_256x128x16", launch_simt_cfg<Simt256x128x16, true>},
     {"sweep_128x256x16", launch_simt_cfg<Simt128x256x16, true>},
+    {"sweep_128x256x8", launch_simt_cfg<Simt128x256x8, true>},
+    {"sweep_128x128x16_w32x64", launch_simt_cfg<Simt128x128x16w, true>},
 };
 const int kSimtSweepSize = sizeof(kSimtSweep) / sizeof(kSimtSweep[0]);

@@ -43,6 +43,8 @@ struct SimtConfig {
   static_assert(TM % 4 == 0 && TN % 4 == 0, "micro-tiles are made of float4 pieces");
   static_assert(BK == 8 || BK == 16 || BK == 32, "the swizzle below is made for these BK");
   static_assert(BM % 32 == 0 && BN % 32 == 0, "tile rows in shared memory span whole bank rows");
+  static_assert(WM % 32 == 0 && WN % 32 == 0,
+                "warp tiles span whole groups of 8 float4s, which the swizzle permutes within");
   static_assert((BM * BK / 4) % kThreads == 0 && (BN * BK / 4) % kThreads == 0,
                 "the threads load whole tiles in float4 pieces, equal shares");
   static constexpr int kSmemBytes = 2 * BK * (BM + BN) * sizeof(float);  // double-buffered
@@ -60,8 +62,29 @@ struct SimtConfig {
 // reads of one k stay conflict-free because XOR by one value permutes float4s within aligned
 // groups of 8.
 template <int BK>
+__host__ __device__ constexpr int swizzle_mask(int k);
+template <int BK>
 __host__ __device__ constexpr int kmajor_swizzle(int k, int x) {
-  return (((x >> 2) ^ ((k >> 2) * (32 / BK))) << 2) | (x & 3);
+  return (((x >> 2) ^ swizzle_mask<BK>(k)) << 2) | (x & 3);
+}
+
+// The same swizzle as the inner loop computes it. A lane reads piece p (0, 1, ...) of its
+// micro-tile at x = x0 + p * kLanes * 4 + lane * 4, where x0 (the warp's offset) is a multiple
+// of 32 and lane < kLanes, the lanes along this dimension. The XOR mask is below 8 float4s, so
+// it splits into a part that acts on the lane bits and a part that acts on the piece bits:
+//   kmajor_swizzle(k, x) == x0 + swizzle_piece_part(k, p) + swizzle_lane_part(k, lane)
+// The lane part takes BK / 4 values per thread (kept in registers, computed once); the piece
+// part is a compile-time constant in the unrolled loop, so each float4 read is one LDS.128
+// with an immediate offset and no address arithmetic.
+template <int BK>
+__host__ __device__ constexpr int swizzle_mask(int k) { return (k >> 2) * (32 / BK); }
+template <int BK, int kLanes>
+__host__ __device__ constexpr int swizzle_lane_part(int k, int lane) {
+  return (lane ^ (swizzle_mask<BK>(k) & (kLanes - 1))) * 4;
+}
+template <int BK, int kLanes>
+__host__ __device__ constexpr int swizzle_piece_part(int k, int p) {
+  return ((p * kLanes) ^ (swizzle_mask<BK>(k) & ~(kLanes - 1))) * 4;
 }
 
 void launch_tiled_bt_trap(int M, int N, int K, const float* A, const float* Bt, float* C);

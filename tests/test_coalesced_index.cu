@@ -126,6 +126,31 @@ TEST(coalesced_index, kmajor_swizzle_is_a_permutation_of_each_row) {
   CHECK((kmajor_swizzle_is_a_row_permutation<16, 256>()));
 }
 
+namespace {
+// The inner loop's split form of the swizzle equals kmajor_swizzle for every lane, piece, k.
+template <int BK, int kLanes, int kPieces>
+bool split_swizzle_matches() {
+  for (int x0 : {0, 32, 64, 128})
+    for (int k = 0; k < BK; ++k)
+      for (int p = 0; p < kPieces; ++p)
+        for (int lane = 0; lane < kLanes; ++lane) {
+          int x = x0 + p * kLanes * 4 + lane * 4;
+          int split = x0 + swizzle_piece_part<BK, kLanes>(k, p) + swizzle_lane_part<BK, kLanes>(k, lane);
+          if (split != kmajor_swizzle<BK>(k, x)) return false;
+        }
+  return true;
+}
+}  // namespace
+
+TEST(coalesced_index, split_swizzle_equals_the_swizzle) {
+  CHECK((split_swizzle_matches<16, 8, 2>()));  // A of 64 x 32 warps (8 lanes along M, TM = 8)
+  CHECK((split_swizzle_matches<16, 4, 2>()));  // B of 64 x 32 warps (4 lanes along N, TN = 8)
+  CHECK((split_swizzle_matches<16, 4, 4>()));  // B of 64 x 64 warps (TN = 16)
+  CHECK((split_swizzle_matches<8, 4, 4>()));
+  CHECK((split_swizzle_matches<32, 8, 2>()));
+  CHECK((split_swizzle_matches<32, 4, 4>()));
+}
+
 TEST(coalesced_index, simt_float4_reads_take_the_ideal_four_wavefronts) {
   // 32 lanes x 16 bytes: 4 phases of 128 bytes, the fewest possible.
   CHECK_EQ((simt_a_read_wavefronts<SimtConfig<128, 128, 16, 64, 32, 8, 8, 1>>()), 4);

@@ -33,13 +33,17 @@ def run_step(build, program, kernels, size, tmp):
         if p.returncode != 0:
             sys.stderr.write(p.stdout + p.stderr)
             sys.exit(f"{' '.join(cmd)} failed with exit code {p.returncode}")
-        if not rows:  # the device line, once
+        if not run_step.device_printed:  # the device line, once
             print(p.stdout.splitlines()[0])
+            run_step.device_printed = True
         with open(out) as f:
             for r in csv.DictReader(f):
                 if r["kernel"] == kernel:
                     rows.append((program.split("/")[0], r))
     return rows
+
+
+run_step.device_printed = False
 
 
 def main():
