@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Nsight Compute counters behind chapter 02's claims, one row per kernel at 8192 x 8192:
-# shared-memory bank conflicts and wavefronts (loads and stores), DRAM and SM throughput.
+# Nsight Compute counters behind chapter 02's claims, one row per kernel at 8192 x 8192 (or
+# ROWSxCOLS): bank conflicts and wavefronts (loads, stores), DRAM and SM throughput, L2 writes.
 #
-# usage: 02_transpose_copy/profile.sh BUILD_DIR [OUT_DIR]
+# usage: 02_transpose_copy/profile.sh BUILD_DIR [OUT_DIR [ROWSxCOLS]]
 #   BUILD_DIR  the Meson build directory (it holds 02_transpose_copy/transpose)
 #   OUT_DIR    where the results go (default BUILD_DIR/02_transpose_copy/profile):
 #              NAME.ncu-rep  the full report of each kernel (open it with ncu-ui)
@@ -10,15 +10,16 @@
 #              NAME.csv      the raw counters, as `ncu --import NAME.ncu-rep --page raw --csv`
 #              summary.csv   the table printed at the end
 #
-# Each kernel is profiled alone: `transpose --kernel NAME --check --size 8192` runs the input
-# fill, then NAME exactly once, and ncu profiles the one launch whose name matches (-k, -c 1).
+# Each kernel is profiled alone: `transpose --kernel NAME --check --shapes 8192x8192` runs the
+# input fill, then NAME exactly once, and ncu profiles the one launch whose name matches (-k,
+# -c 1).
 # --clock-control none leaves the GPU's clocks as the benchmark sees them (ncu would otherwise
 # lock them to base clock). Reading the counters needs permission: run as root, or see
 # https://developer.nvidia.com/ERR_NVGPUCTRPERM.
 set -euo pipefail
 
-if [[ $# -lt 1 || $# -gt 2 || $1 == -h || $1 == --help ]]; then
-  echo "usage: $0 BUILD_DIR [OUT_DIR]" >&2
+if [[ $# -lt 1 || $# -gt 3 || $1 == -h || $1 == --help ]]; then
+  echo "usage: $0 BUILD_DIR [OUT_DIR [ROWSxCOLS]]" >&2
   exit 2
 fi
 build=$1
@@ -36,7 +37,7 @@ if [[ -z $ncu ]]; then
 fi
 mkdir -p "$out"
 
-size=8192
+shape=${3:-8192x8192}  # the matrix profiled (default 8192 x 8192)
 metrics=(
   l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
   l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
@@ -45,6 +46,7 @@ metrics=(
   dram__throughput.avg.pct_of_peak_sustained_elapsed
   sm__throughput.avg.pct_of_peak_sustained_elapsed
   gpu__time_duration.sum
+  lts__t_sectors_srcunit_tex_op_write.sum
 )
 metric_list=$(IFS=,; echo "${metrics[*]}")
 
@@ -53,7 +55,7 @@ metric_list=$(IFS=,; echo "${metrics[*]}")
 # of cuBLAS's kernel is not ours to choose; its transposing geam has been seen as
 # transpose_readWrite_alignment_kernel<...>, and only it and fill_random run under this command.
 names=(copy_tiled copy_vec cublas_geam transpose_naive transpose_smem transpose_padded
-       transpose_swizzled)
+       transpose_swizzled transpose_tall)
 declare -A regex=(
   [copy_tiled]=copy_tiled_kernel
   [copy_vec]=copy_vec_kernel
@@ -62,6 +64,7 @@ declare -A regex=(
   [transpose_smem]=transpose_smem_kernel
   [transpose_padded]=transpose_padded_kernel
   [transpose_swizzled]=transpose_swizzled_kernel
+  [transpose_tall]=transpose_tall_kernel
 )
 
 status=0
@@ -70,7 +73,7 @@ for name in "${names[@]}"; do
   rm -f "$out/$name.ncu-rep" "$out/$name.csv"
   if ! "$ncu" --clock-control none -k "regex:${regex[$name]}" -c 1 \
       --metrics "$metric_list" -f -o "$out/$name" \
-      "$prog" --kernel "$name" --check --size "$size" >"$out/$name.log" 2>&1; then
+      "$prog" --kernel "$name" --check --shapes "$shape" >"$out/$name.log" 2>&1; then
     echo "$0: ncu failed for $name; the end of $out/$name.log:" >&2
     tail -n 5 "$out/$name.log" >&2
     status=1
@@ -89,12 +92,13 @@ for name in "${names[@]}"; do
 done
 
 # Condense the per-kernel CSVs into one table.
-python3 - "$out" "$size" "$metric_list" "${names[@]}" <<'PY'
+python3 - "$out" "$shape" "$metric_list" "${names[@]}" <<'PY'
 import csv
 import os
 import sys
 
-out, size, metric_list, names = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+out, shape, metric_list, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+rows_, cols_ = (int(x) for x in shape.split("x"))
 metrics = metric_list.split(",")
 columns = [  # (header, metric, scale from ncu's base unit, format)
     ("ld conflicts", metrics[0], 1, "{:.0f}"),
@@ -104,6 +108,7 @@ columns = [  # (header, metric, scale from ncu's base unit, format)
     ("DRAM %", metrics[4], 1, "{:.1f}"),
     ("SM %", metrics[5], 1, "{:.1f}"),
     ("time (us)", metrics[6], 1e-3, "{:.1f}"),  # base unit: ns
+    ("L2 write sectors", metrics[7], 1, "{:.0f}"),
 ]
 
 
@@ -149,14 +154,15 @@ for row in table:  # long cuBLAS names: keep the function name, drop template ar
 width = [max(len(str(r[i])) for r in [head] + table) for i in range(len(head))]
 line = lambda r: "  ".join(str(v).ljust(width[i]) if i < 2 else str(v).rjust(width[i])
                            for i, v in enumerate(r))
-print(f"\nNsight Compute, {size} x {size} FP32, one launch per kernel (--clock-control none)")
+print(f"\nNsight Compute, {rows_} x {cols_} FP32, one launch per kernel (--clock-control none)")
 print(line(head))
 for row in table:
     print(line(row))
-ideal = size * size // 32
-print(f"\nA warp instruction moves 32 floats, so each tile phase of a transpose is "
-      f"{size}*{size}/32 = {ideal:,} warp instructions:\n{ideal:,} wavefronts is the ideal, "
-      f"32x that a 32-way conflict (the conflict counters count the extra wavefronts).")
+ideal = rows_ * cols_ // 32
+print(f"\nA warp instruction moves 32 floats, so each tile phase of a transpose is about "
+      f"{rows_}*{cols_}/32 = {ideal:,} warp instructions:\n{ideal:,} wavefronts is the ideal, "
+      f"32x that a 32-way conflict (the conflict counters count the extra wavefronts).\n"
+      f"The matrix fills {rows_ * cols_ * 4 // 32:,} sectors of 32 bytes: the fewest L2 write sectors.")
 print("memcpy is not a kernel (a driver copy); ncu does not profile it.")
 
 with open(os.path.join(out, "summary.csv"), "w", newline="") as f:

@@ -18,6 +18,8 @@
 //   transpose_smem      through a shared tile[32][32]: coalesced both ways, 32-way bank conflicts
 //   transpose_padded    tile[32][33]: no bank conflicts
 //   transpose_swizzled  tile[32][32], column c of row r stored at c ^ r: no conflicts, no padding
+//   transpose_tall      transpose_padded with (128, 32) tiles: longer output row segments, for
+//                       outputs whose rows are not 128-byte aligned
 //
 // Build and run (from the repository root):
 //   meson setup build && meson compile -C build
@@ -157,6 +159,29 @@ __global__ void transpose_swizzled_kernel(int rows, int cols, const float* __res
   }
 }
 
+// transpose_padded with tall (128, 32) input tiles: each output row segment a block writes is
+// 128 floats (512 bytes) instead of 32. When `rows` is not a multiple of 32, output rows do not
+// start on 128-byte boundaries and every segment begins and ends inside a 32-byte sector;
+// longer segments mean fewer such partial sectors per byte.
+__global__ void transpose_tall_kernel(int rows, int cols, const float* __restrict__ in,
+                                      float* __restrict__ out) {
+  __shared__ float tile[kTallRows * kPaddedStride];  // (128, 33), row-major; tile row = input row
+  const int r0 = blockIdx.y * kTallRows, c0 = blockIdx.x * kTile;  // the tile's input corner
+
+  for (int i = 0; i < kTallSteps; ++i) {
+    const Cell t = tall_in_cell(threadIdx.x, threadIdx.y, i);
+    if (r0 + t.row < rows && c0 + t.col < cols)
+      tile[smem_offset_padded(t.row, t.col)] = in[(r0 + t.row) * cols + c0 + t.col];
+  }
+  __syncthreads();  // phase 2 reads elements that other warps stored in phase 1
+
+  for (int i = 0; i < kTallSteps; ++i) {
+    const Cell t = tall_out_cell(threadIdx.x, threadIdx.y, i);  // (input column, input row)
+    if (c0 + t.row < cols && r0 + t.col < rows)
+      out[(c0 + t.row) * rows + r0 + t.col] = tile[smem_offset_padded(t.col, t.row)];
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Launchers (default stream)
 // ---------------------------------------------------------------------------------------------
@@ -227,6 +252,12 @@ void launch_transpose_swizzled(int rows, int cols, const float* in, float* out) 
   CUDA_CHECK_LAUNCH();
 }
 
+void launch_transpose_tall(int rows, int cols, const float* in, float* out) {
+  dim3 grid(ceil_div(cols, kTile), ceil_div(rows, kTallRows));
+  transpose_tall_kernel<<<grid, kTileBlock>>>(rows, cols, in, out);
+  CUDA_CHECK_LAUNCH();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Program
 // ---------------------------------------------------------------------------------------------
@@ -252,6 +283,7 @@ const Kernel kKernels[] = {
     {"transpose_smem", "cublas_geam", Op::kTranspose, launch_transpose_smem},
     {"transpose_padded", "cublas_geam", Op::kTranspose, launch_transpose_padded},
     {"transpose_swizzled", "cublas_geam", Op::kTranspose, launch_transpose_swizzled},
+    {"transpose_tall", "cublas_geam", Op::kTranspose, launch_transpose_tall},
 };
 
 // One size: the input (random, from the seed), one output buffer shared by all kernels, and

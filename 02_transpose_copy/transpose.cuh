@@ -56,6 +56,27 @@ __host__ __device__ inline int smem_offset_padded(int r, int c) { return r * kPa
 constexpr int kSmemSwizzled = kTile * kTile;
 __host__ __device__ inline int smem_offset_swizzled(int r, int c) { return r * kTile + (c ^ r); }
 
+// Tall tiles, for transposes whose output rows are not 128-byte aligned (rows not a multiple
+// of 32): the block takes 128 input rows x 32 columns (a (128, 33) padded tile), so each
+// output row it writes is 128 floats long, and the partly written 32-byte sectors at the ends
+// of a row segment are 2 per 512 bytes instead of 2 per 128. Same 32 x 8 threads; a thread
+// handles 16 cells.
+constexpr int kTallRows = 128;
+constexpr int kTallSteps = kTallRows / kBlockRows;  // 16 cells a thread
+static_assert(kTallRows % kTile == 0, "a tall tile is a whole number of 32-row output chunks");
+
+// Phase 1, step i: the cell (inside the tall input tile) thread (tx, ty) loads: a warp reads
+// one 32-float input row segment.
+__host__ __device__ inline Cell tall_in_cell(int tx, int ty, int i) {
+  return {ty + i * kBlockRows, tx};
+}
+// Phase 2, step i: the cell (inside the (32, 128) output tile) it writes. Four consecutive
+// steps of a warp write one whole 128-float output row: the pieces of a 512-byte segment
+// leave the SM back to back, so L2 completes the sectors they share.
+__host__ __device__ inline Cell tall_out_cell(int tx, int ty, int i) {
+  return {ty + (i / (kTallRows / kTile)) * kBlockRows, (i % (kTallRows / kTile)) * kTile + tx};
+}
+
 // Launchers: enqueue on the default stream; in and out are distinct device buffers of
 // rows * cols floats. Copies write rows x cols, transposes cols x rows.
 void launch_memcpy(int rows, int cols, const float* in, float* out);
@@ -65,3 +86,4 @@ void launch_transpose_naive(int rows, int cols, const float* in, float* out);
 void launch_transpose_smem(int rows, int cols, const float* in, float* out);
 void launch_transpose_padded(int rows, int cols, const float* in, float* out);
 void launch_transpose_swizzled(int rows, int cols, const float* in, float* out);
+void launch_transpose_tall(int rows, int cols, const float* in, float* out);

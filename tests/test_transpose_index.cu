@@ -168,3 +168,36 @@ TEST(transpose_index, copy_vec_warp_moves_16_sectors) {
   for (int lane = 0; lane < 32; ++lane) addr[lane] = 16ull * (1000 + lane);  // float4 v = 1000 + lane
   CHECK_EQ(global_sectors(addr, 32, 16), 16);
 }
+
+TEST(transpose_index, tall_tile_is_conflict_free_and_covers_once) {
+  std::vector<int> in_hits(kTallRows * kTile, 0), out_hits(kTallRows * kTile, 0);
+  for (int ty = 0; ty < kBlockRows; ++ty)
+    for (int i = 0; i < kTallSteps; ++i) {
+      uint32_t store[32], load[32];
+      for (int tx = 0; tx < 32; ++tx) {
+        Cell a = tall_in_cell(tx, ty, i), b = tall_out_cell(tx, ty, i);
+        ++in_hits[a.row * kTile + a.col];
+        ++out_hits[b.col * kTile + b.row];  // output cell (b.row, b.col) is input (b.col, b.row)
+        store[tx] = 4 * smem_offset_padded(a.row, a.col);
+        load[tx] = 4 * smem_offset_padded(b.col, b.row);
+      }
+      CHECK_EQ(shared_wavefronts(store, 32), 1);  // a row of the tile
+      CHECK_EQ(shared_wavefronts(load, 32), 1);   // a column of the tile, padded
+    }
+  for (int h : in_hits) CHECK_EQ(h, 1);
+  for (int h : out_hits) CHECK_EQ(h, 1);
+}
+
+TEST(transpose_index, tall_tile_warp_writes_whole_output_rows) {
+  // Four consecutive steps of one warp cover output row ty of the tile, 128 consecutive floats.
+  for (int ty = 0; ty < kBlockRows; ++ty)
+    for (int i0 = 0; i0 < kTallSteps; i0 += kTallRows / kTile) {
+      std::vector<int> cols;
+      for (int i = i0; i < i0 + kTallRows / kTile; ++i)
+        for (int tx = 0; tx < 32; ++tx) {
+          CHECK_EQ(tall_out_cell(tx, ty, i).row, tall_out_cell(0, ty, i0).row);
+          cols.push_back(tall_out_cell(tx, ty, i).col);
+        }
+      for (int c = 0; c < kTallRows; ++c) CHECK_EQ(cols[c], c);
+    }
+}

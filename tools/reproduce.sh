@@ -54,7 +54,8 @@ for stage in $stages; do
       ;;
     profile)
       tools/profile_gemm.py "$build" "$out" | tee "$out/profile_gemm.txt" || status=1
-      [ -x 02_transpose_copy/profile.sh ] && { 02_transpose_copy/profile.sh "$build" "$out" || status=1; }
+      02_transpose_copy/profile.sh "$build" "$out/p02" | tee "$out/profile02.txt" || status=1
+      02_transpose_copy/profile.sh "$build" "$out/p02_odd" 8191x4097 | tee "$out/profile02_odd.txt" || status=1
       ;;
     *) echo "unknown stage $stage"; exit 2 ;;
   esac
