@@ -12,7 +12,7 @@
 //
 // Build and run (from the repository root):
 //   meson setup build && meson compile -C build
-//   ./build/03_tiled/tiled                        # check, then benchmark at 4096^3 and 8192^3
+//   ./build/03_tiled/tiled                        # check, then bench at the default sizes
 //   ./build/03_tiled/tiled --kernel tiled_2d --m 1000 --n 1000 --k 999
 //   meson test -C build --suite 03_tiled
 // Explanation and measurements: 03_tiled/README.md

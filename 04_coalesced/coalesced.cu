@@ -17,7 +17,7 @@
 //
 // Build and run (from the repository root):
 //   meson setup build && meson compile -C build
-//   ./build/04_coalesced/coalesced                    # check, then benchmark at 4096^3, 8192^3
+//   ./build/04_coalesced/coalesced                    # check, then bench at the default sizes
 //   ./build/04_coalesced/coalesced --kernel simt_bt --m 4000 --n 3000 --k 2000
 //   meson test -C build --suite 04_coalesced
 // Explanation and measurements: 04_coalesced/README.md

@@ -22,11 +22,16 @@ build=build-sm$arch
 mkdir -p "$out"
 status=0
 
+build_all() {
+  [ -d "$build" ] || meson setup "$build" -Dgpu_arch="$arch" >"$out/setup.log" 2>&1
+  meson compile -C "$build" >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+}
+[ -d "$build" ] || build_all  # every stage needs the programs
+
 for stage in $stages; do
   case $stage in
     build)
-      [ -d "$build" ] || meson setup "$build" -Dgpu_arch="$arch" >"$out/setup.log" 2>&1
-      meson compile -C "$build" >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+      build_all
       ;;
     test)
       meson test -C "$build" --print-errorlogs >"$out/test.log" 2>&1 || status=1
