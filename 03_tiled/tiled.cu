@@ -175,7 +175,8 @@ void launch_tiled_2d_bk32(int M, int N, int K, const float* A, const float* B, f
   launch_tiled_2d_bk<32>(M, N, K, A, B, C);
 }
 
-// The configuration tiled_2d runs: the winner of that sweep.
+// The configuration tiled_2d runs. In the sweep BK = 16 and 32 are within 1% of each other
+// (README); 16 needs half the shared memory.
 void launch_tiled_2d(int M, int N, int K, const float* A, const float* B, float* C) {
   launch_tiled_2d_bk<16>(M, N, K, A, B, C);
 }

@@ -8,7 +8,7 @@
 
 namespace {
 using Tile = Tile2d<128, 128, 8, 8>;  // the configuration tiled_2d runs
-constexpr int kBK = 8;
+constexpr int kBK = 16;  // the K-slab tiled_2d runs (launch_tiled_2d)
 }  // namespace
 
 TEST(tiled_index, micro_tiles_cover_the_block_tile_once) {
