@@ -9,9 +9,23 @@
 #include "table.h"
 #include "timer.h"
 
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::kStep: return "step";
+    case Role::kBaseline: return "baseline";
+    case Role::kPrevious: return "previous";
+    case Role::kSweep: return "sweep";
+  }
+  return "?";
+}
+
 int run_chapter(Chapter ch, int argc, char** argv) {
   ch.cli.kernels.clear();
-  for (const auto& k : ch.kernels) ch.cli.kernels.push_back(k.name);
+  ch.cli.sweep.clear();
+  for (const auto& k : ch.kernels) {
+    ch.cli.kernels.push_back(k.name);
+    if (k.role == Role::kSweep) ch.cli.sweep.push_back(k.name);
+  }
 
   // 1. Arguments, before any GPU work: bad usage exits 2 even where there is no GPU.
   Options opt;
@@ -19,6 +33,11 @@ int run_chapter(Chapter ch, int argc, char** argv) {
   switch (parse_cli(ch.cli, argc, argv, &opt, &error)) {
     case CliStatus::kHelp:
       std::fputs(usage_text(ch.cli).c_str(), stdout);
+      return kExitPass;
+    case CliStatus::kList:  // the registry the tools read: name role baseline precision
+      for (const auto& k : ch.kernels)
+        std::printf("%s %s %s %s\n", k.name.c_str(), role_name(k.role),
+                    k.baseline.empty() ? "-" : k.baseline.c_str(), ch.precision);
       return kExitPass;
     case CliStatus::kError:
       std::fprintf(stderr, "%s: error: %s\n", ch.cli.program.c_str(), error.c_str());
@@ -137,7 +156,7 @@ int run_chapter(Chapter ch, int argc, char** argv) {
 
   std::printf("\n");
   print_table(stdout, rows, ch.rate_unit, ch.cli.has_k);
-  if (!opt.csv.empty() && !write_csv(opt.csv, ch.cli.program, rows, ch.rate_unit)) {
+  if (!opt.csv.empty() && !write_csv(opt.csv, ch.cli.program, ch.precision, rows, ch.rate_unit)) {
     std::fprintf(stderr, "%s: error: could not write %s\n", ch.cli.program.c_str(), opt.csv.c_str());
     return kExitFail;
   }
