@@ -40,6 +40,8 @@ struct CliSpec {
   std::vector<Shape> default_shapes;
   bool has_k = true;   // false: sizes are rows x cols (--m rows, --n cols), --k is refused
   int default_reps = 30;
+  int min_cc = 0;      // e.g. 80: on an older GPU the program says so in one line, exits 77
+  std::string min_cc_why;  // what needs it, e.g. "mma.sync with BF16"
 };
 
 struct Options {
