@@ -110,7 +110,7 @@ std::string usage_text(const CliSpec& spec) {
     << ", fewer for slow kernels)\n"
     << "  --seed S              seed of the random inputs (default 1234)\n"
     << "  --csv FILE            also write the result rows to FILE\n"
-    << "  --list                print the kernels: name, role, baseline, precision\n"
+    << "  --list                print the kernels: name, role, baseline, precision, shape\n"
     << "  --help                this text\n"
     << "With no options: --check then --bench at the default size(s):";
   for (const auto& s : spec.default_shapes) {

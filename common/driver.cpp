@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <nvtx3/nvToolsExt.h>
+
 #include "check.h"
 #include "device.h"
 #include "table.h"
@@ -15,6 +17,7 @@ const char* role_name(Role r) {
     case Role::kBaseline: return "baseline";
     case Role::kPrevious: return "previous";
     case Role::kSweep: return "sweep";
+    case Role::kBest: return "best";
   }
   return "?";
 }
@@ -34,11 +37,15 @@ int run_chapter(Chapter ch, int argc, char** argv) {
     case CliStatus::kHelp:
       std::fputs(usage_text(ch.cli).c_str(), stdout);
       return kExitPass;
-    case CliStatus::kList:  // the registry the tools read: name role baseline precision
+    case CliStatus::kList: {  // the registry the tools read: name role baseline precision shape
+      const Shape& s = ch.cli.default_shapes.front();
+      std::string shape = std::to_string(s.M) + "x" + std::to_string(s.N) +
+                          (ch.cli.has_k ? "x" + std::to_string(s.K) : "");
       for (const auto& k : ch.kernels)
-        std::printf("%s %s %s %s\n", k.name.c_str(), role_name(k.role),
-                    k.baseline.empty() ? "-" : k.baseline.c_str(), ch.precision);
+        std::printf("%s %s %s %s %s\n", k.name.c_str(), role_name(k.role),
+                    k.baseline.empty() ? "-" : k.baseline.c_str(), ch.precision, shape.c_str());
       return kExitPass;
+    }
     case CliStatus::kError:
       std::fprintf(stderr, "%s: error: %s\n", ch.cli.program.c_str(), error.c_str());
       return kExitUsage;
@@ -119,7 +126,11 @@ int run_chapter(Chapter ch, int argc, char** argv) {
       r.baseline = ch.kernels[i].baseline;
       r.shape = s;
       c->poison_output();
+      // The verified run, in an NVTX range named after the kernel: the profiling tools ask
+      // Nsight Compute for exactly the launches inside it (--nvtx-include NAME/).
+      nvtxRangePushA(r.kernel.c_str());
       c->launch(i);
+      nvtxRangePop();
       CUDA_CHECK_LAUNCH();
       CUDA_CHECK(cudaDeviceSynchronize());
       auto v = c->verify_output(i);

@@ -21,6 +21,7 @@ enum class Role {
   kBaseline,  // the library it is measured against (cuBLAS, cudaMemcpy)
   kPrevious,  // an earlier chapter's kernel, timed alongside for comparison
   kSweep,     // a tuning configuration: only with --kernel sweep or by name
+  kBest,      // a step, and the chapter's answer (the progression's size sweep times it)
 };
 const char* role_name(Role r);
 
