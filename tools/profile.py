@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Nsight Compute counters behind one chapter's claims, one row per kernel: time, DRAM and SM
 throughput, the pipe that does the math (FMA for FP32, tensor for BF16), shared-memory
-wavefronts and bank conflicts (LDS, STS, LDSM), registers, occupancy, top warp stalls.
+wavefronts and bank conflicts (LDS, STS, other = ldmatrix), registers, occupancy, top warp stalls.
 
 usage: tools/profile.py BUILD_DIR CHAPTER [OUT_DIR] [--shape MxNxK] [--only NAME,...]
        meson compile -C BUILD_DIR profile-PROGRAM     (the same, for one chapter program)
@@ -33,9 +33,11 @@ COMMON = {
     "l2_read_sectors": "lts__t_sectors_op_read.sum",
     "l2_write_sectors": "lts__t_sectors_op_write.sum",
 }
-# Shared memory: wavefronts and bank conflicts of LDS, STS and LDSM (ldmatrix).
-SMEM = [f"l1tex__data_{what}_mem_shared_op_{op}.sum"
-        for op in ("ld", "st", "ldsm")
+# Shared memory: wavefronts and bank conflicts of LDS, STS and in all. ncu 2025.3 has no
+# ldmatrix-only counter on sm_90, so "other" (all - LDS - STS) is ldmatrix's share in the
+# tensor-core kernels, which issue no other shared-memory instructions.
+SMEM = [f"l1tex__data_{what}_mem_shared{op}.sum"
+        for op in ("_op_ld", "_op_st", "")
         for what in ("pipe_lsu_wavefronts", "bank_conflicts_pipe_lsu")]
 TENSOR = "regex:^sm__pipe_tensor_op_.*_cycles_active.avg.pct_of_peak_sustained_active$"
 STALL_PREFIX = "smsp__average_warps_issue_stalled_"
@@ -86,7 +88,10 @@ def profile(ncu, program, name, shape, out):
             u.get(COMMON["time_ms"], "ms"), 1)
         for m in SMEM:
             r[m] = num(v.get(m, ""))
-        tensor = [num(v[k]) for k in header if k.startswith("sm__pipe_tensor_op_")]
+        r["other_wavefronts"] = r[SMEM[4]] - r[SMEM[0]] - r[SMEM[2]]
+        r["other_conflicts"] = r[SMEM[5]] - r[SMEM[1]] - r[SMEM[3]]
+        tensor = [num(v[k]) for k in header if k.startswith("sm__pipe_tensor_op_")
+                  and k.endswith(".avg.pct_of_peak_sustained_active")]
         r["tensor%"] = max([t for t in tensor if t == t], default=float("nan"))
         stalls = {k[len(STALL_PREFIX):-len(STALL_SUFFIX)]: num(v[k]) for k in header
                   if k.startswith(STALL_PREFIX) and k.endswith(STALL_SUFFIX)
@@ -128,7 +133,7 @@ def main():
     if not results:
         return 1
     cols = ["kernel", "function", "shape", "time_ms", "dram%", "sm%", "fma%", "tensor%"] + SMEM + \
-           ["l2_read_sectors", "l2_write_sectors", "regs", "occ_theory%", "occ_achieved%",
+           ["other_wavefronts", "other_conflicts", "l2_read_sectors", "l2_write_sectors", "regs", "occ_theory%", "occ_achieved%",
             "top_stalls"]
     with open(os.path.join(out, "profile.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
@@ -140,9 +145,10 @@ def main():
     print(f"Nsight Compute, --clock-control none; {results[0]['shape']}; stalls: warps stalled "
           "per issued instruction; smem: wavefronts / bank conflicts")
     print(f"{'kernel':<22} {'ms':>8} {'DRAM%':>6} {'SM%':>5} {pipe:>8} {'LDS wavef/confl':>17} "
-          f"{'STS wavef/confl':>17} {'LDSM wavef/confl':>17} {'regs':>4} {'occ%':>5}  top stalls")
+          f"{'STS wavef/confl':>17} {'other wavef/confl':>17} {'regs':>4} {'occ%':>5}  top stalls")
     for r in results:
-        smem = [f"{r[SMEM[i]]:.3g}/{r[SMEM[i + 1]]:.3g}" for i in (0, 2, 4)]
+        smem = [f"{r[SMEM[i]]:.3g}/{r[SMEM[i + 1]]:.3g}" for i in (0, 2)] + \
+               [f"{r['other_wavefronts']:.3g}/{r['other_conflicts']:.3g}"]
         print(f"{r['kernel']:<22} {r['time_ms']:8.3f} {r['dram%']:6.1f} {r['sm%']:5.1f} "
               f"{r[pipe]:8.1f} {smem[0]:>17} {smem[1]:>17} {smem[2]:>17} {r['regs']:4.0f} "
               f"{r['occ_achieved%']:5.1f}  {r['top_stalls']}")
