@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/cli.h"
+#include "common/driver.h"
 
 enum class CopyOp { kCopy, kTranspose };  // out is rows x cols, or cols x rows
 
@@ -17,6 +18,7 @@ struct CopyKernel {
   const char* baseline;  // the kernel it is timed against; "" for a baseline itself
   CopyOp op;
   CopyLauncher launch;   // nullptr: cuBLAS's transpose (cublasSgeam)
+  Role role = Role::kStep;
 };
 
 // Random input from the seed, output poisoned with NaN before every run, every output checked

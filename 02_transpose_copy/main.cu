@@ -14,10 +14,10 @@ int main(int argc, char** argv) {
   spec.default_shapes = {{8192, 8192}, {8192, 4097}, {8191, 4097}};
   constexpr CopyOp kCopy = CopyOp::kCopy, kT = CopyOp::kTranspose;
   static const std::vector<CopyKernel> kernels = {
-      {"memcpy", "", kCopy, launch_memcpy},
+      {"memcpy", "", kCopy, launch_memcpy, Role::kBaseline},
       {"copy_tiled", "memcpy", kCopy, launch_copy_tiled},
       {"copy_vec", "memcpy", kCopy, launch_copy_vec},
-      {"cublas_geam", "", kT, nullptr},
+      {"cublas_geam", "", kT, nullptr, Role::kBaseline},
       {"transpose_naive", "cublas_geam", kT, launch_transpose_naive},
       {"transpose_smem", "cublas_geam", kT, launch_transpose_smem},
       {"transpose_padded", "cublas_geam", kT, launch_transpose_padded},

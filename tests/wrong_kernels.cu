@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   spec.summary = "A deliberately wrong transpose: it must fail verification.";
   spec.default_shapes = {{31, 33}};
   static const std::vector<CopyKernel> kernels = {
-      {"cublas_geam", "", CopyOp::kTranspose, nullptr},
+      {"cublas_geam", "", CopyOp::kTranspose, nullptr, Role::kBaseline},
       {"transpose_padded", "cublas_geam", CopyOp::kTranspose, launch_transpose_padded},
       {"transpose_wrong_stride", "cublas_geam", CopyOp::kTranspose, launch_transpose_wrong_stride},
   };
