@@ -61,9 +61,9 @@ declare -A regex=(
   [copy_vec]=copy_vec_kernel
   [cublas_geam]='.*(geam|transpose).*'
   [transpose_naive]=transpose_naive_kernel
-  [transpose_smem]=transpose_smem_kernel
-  [transpose_padded]=transpose_padded_kernel
-  [transpose_swizzled]=transpose_swizzled_kernel
+  [transpose_smem]=transpose_tiled_kernel
+  [transpose_padded]=transpose_tiled_kernel
+  [transpose_swizzled]=transpose_tiled_kernel
   [transpose_tall]=transpose_tall_kernel
 )
 

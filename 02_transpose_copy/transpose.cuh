@@ -33,28 +33,61 @@ __host__ __device__ inline Cell tile_cell(int bx, int by, int tx, int ty, int i)
   return {by * kTile + ty + i * kBlockRows, bx * kTile + tx};
 }
 
-// Where element (r, c) of a 32 x 32 tile lives in shared memory, in floats, for the three
-// layouts of the transposes (0 <= r, c < 32). Shared memory has 32 banks of 4 bytes, and
-// float number w lies in bank w % 32. A warp writes a tile row (lanes = c, fixed r) and reads
-// a tile column (lanes = r, fixed c); see tests/test_transpose_index.cu for the wavefronts.
+// The three layouts of a 32 x 32 tile in shared memory: where tile element (r, c) lives, in
+// floats (0 <= r, c < 32), and how many floats the tile needs. Shared memory has 32 banks of
+// 4 bytes, and float w lies in bank w % 32. A warp writes a tile row (lanes = c, fixed r) and
+// reads a tile column (lanes = r, fixed c); tests/test_transpose_index.cu counts the wavefronts.
+// The transposes are one kernel, transpose_tiled_kernel<Layout>: these functions are the only
+// difference between transpose_smem, transpose_padded and transpose_swizzled.
 
 // Unpadded, tile[32][32]: row r starts at float 32 r, so all of column c sits in bank c.
 // Writing a row: 32 banks, 1 wavefront. Reading a column: 32 words in one bank, 32 wavefronts.
-constexpr int kSmemUnpadded = kTile * kTile;
-__host__ __device__ inline int smem_offset_unpadded(int r, int c) { return r * kTile + c; }
+struct SmemUnpadded {
+  static constexpr int kWords = kTile * kTile;
+  __host__ __device__ static constexpr int offset(int r, int c) { return r * kTile + c; }
+};
 
 // Padded, tile[32][33]: one unused float at the end of each row shifts row r by r banks, so
 // element (r, c) is in bank (r + c) % 32 and a column covers all 32 banks: 1 wavefront.
+// (transpose_tall uses the same layout with 128 rows.)
 constexpr int kPaddedStride = kTile + 1;
-constexpr int kSmemPadded = kTile * kPaddedStride;
-__host__ __device__ inline int smem_offset_padded(int r, int c) { return r * kPaddedStride + c; }
+struct SmemPadded {
+  static constexpr int kWords = kTile * kPaddedStride;
+  __host__ __device__ static constexpr int offset(int r, int c) { return r * kPaddedStride + c; }
+};
 
 // Swizzled, tile[32][32]: row r stores column c at position c ^ r. For a fixed r, c -> c ^ r
 // permutes 0..31 (XOR with r is its own inverse), so a row still fills its own 32 floats; for
 // a fixed c, r -> c ^ r takes 32 distinct values, so a column lands in 32 distinct banks.
 // No memory wasted, and 1 wavefront both ways.
-constexpr int kSmemSwizzled = kTile * kTile;
-__host__ __device__ inline int smem_offset_swizzled(int r, int c) { return r * kTile + (c ^ r); }
+struct SmemSwizzled {
+  static constexpr int kWords = kTile * kTile;
+  __host__ __device__ static constexpr int offset(int r, int c) { return r * kTile + (c ^ r); }
+};
+
+// Step i (0 <= i < 4) of thread (tx, ty) of block (bx, by) in transpose_tiled_kernel, for a
+// rows x cols input: everything the kernel indexes, so the host tests can run the kernel's
+// own arithmetic over a whole grid. -1 marks an element outside the matrix (partial tiles).
+struct TransposeStep {
+  int in_index;    // phase 1: the input element it reads (a warp: one input row segment) ...
+  int smem_store;  //   ... and the tile word it stores it at (a warp: one tile row)
+  int smem_load;   // phase 2: the tile word it loads (a warp: one tile column) ...
+  int out_index;   //   ... and the output element it writes (a warp: one output row segment)
+};
+template <class Layout>
+__host__ __device__ inline TransposeStep transpose_step(int rows, int cols, int bx, int by,
+                                                        int tx, int ty, int i) {
+  const Cell g = tile_cell(bx, by, tx, ty, i);  // in `in`, rows x cols
+  const Cell o = tile_cell(by, bx, tx, ty, i);  // in `out`, cols x rows: the mirrored block
+  const Cell t = tile_cell(0, 0, tx, ty, i);    // the cell's place in its tile
+  TransposeStep s;
+  s.in_index = g.row < rows && g.col < cols ? g.row * cols + g.col : -1;
+  s.smem_store = Layout::offset(t.row, t.col);
+  // out(o.row, o.col) = in(o.col, o.row), which phase 1 stored at tile (t.col, t.row)
+  s.smem_load = Layout::offset(t.col, t.row);
+  s.out_index = o.row < cols && o.col < rows ? o.row * rows + o.col : -1;
+  return s;
+}
 
 // Tall tiles, for transposes whose output rows are not 128-byte aligned (rows not a multiple
 // of 32): the block takes 128 input rows x 32 columns (a (128, 33) padded tile), so each

@@ -139,8 +139,8 @@ __global__ void __launch_bounds__(Tile2d<BM, BN, TM, TN>::kThreads)
     // own loads (seen in the SASS: one copy of the 16 LDS and 64 FFMA, in a loop).
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
-      for (int i = 0; i < TM; ++i) a_frag[i] = As[Tile::row(tid, i)][k];
-      for (int j = 0; j < TN; ++j) b_frag[j] = Bs[k][Tile::col(tid, j)];
+      for (int i = 0; i < TM; ++i) a_frag[i] = (&As[0][0])[Tile::template a_word<BK>(tid, i, k)];
+      for (int j = 0; j < TN; ++j) b_frag[j] = (&Bs[0][0])[Tile::b_word(tid, j, k)];
       for (int i = 0; i < TM; ++i)
         for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[i] * b_frag[j];  // outer product
     }

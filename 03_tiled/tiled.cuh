@@ -25,6 +25,11 @@ struct Tile2d {
   __host__ __device__ static int row(int tid, int i) { return tid / kColThreads + i * kRowThreads; }
   // Column (within the block tile) of the j-th output column of thread tid.
   __host__ __device__ static int col(int tid, int j) { return tid % kColThreads + j * kColThreads; }
+  // Words of the shared tiles the inner loop reads at step k: As is (BM, BK), Bs is (BK, BN),
+  // both row-major. A thread's i-th value of A and j-th value of B.
+  template <int BK>
+  __host__ __device__ static int a_word(int tid, int i, int k) { return row(tid, i) * BK + k; }
+  __host__ __device__ static int b_word(int tid, int j, int k) { return k * BN + col(tid, j); }
 };
 
 void launch_tiled_smem(int M, int N, int K, const float* A, const float* B, float* C);

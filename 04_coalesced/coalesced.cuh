@@ -90,6 +90,11 @@ __host__ __device__ constexpr int swizzle_piece_part(int k, int p) {
 void launch_tiled_bt_trap(int M, int N, int K, const float* A, const float* Bt, float* C);
 void launch_tiled_bt_padded(int M, int N, int K, const float* A, const float* Bt, float* C);
 void launch_tiled_bt_swizzled(int M, int N, int K, const float* A, const float* Bt, float* C);
+// The same three with registers left to ptxas: unequal occupancy (README, side note).
+void launch_tiled_bt_trap_free(int M, int N, int K, const float* A, const float* Bt, float* C);
+void launch_tiled_bt_padded_free(int M, int N, int K, const float* A, const float* Bt, float* C);
+void launch_tiled_bt_swizzled_free(int M, int N, int K, const float* A, const float* Bt,
+                                   float* C);
 void launch_simt(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_simt_bt(int M, int N, int K, const float* A, const float* Bt, float* C);
 

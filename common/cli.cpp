@@ -54,7 +54,7 @@ bool parse_shape(const CliSpec& spec, const std::string& text, Shape* s, std::st
   }
   if (!parse_size("--shapes", parts[0], kMaxDim, &s->M, error)) return false;
   if (!parse_size("--shapes", parts[1], kMaxDim, &s->N, error)) return false;
-  if (spec.has_k && !parse_size("--shapes", parts[2], kMaxElements, &s->K, error)) return false;
+  if (spec.has_k && !parse_size("--shapes", parts[2], kMaxDim, &s->K, error)) return false;
   return true;
 }
 
@@ -183,8 +183,7 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
       }
       if (!take_value()) return CliStatus::kError;
       int* dst = arg == "--m" ? &m : arg == "--n" ? &n : arg == "--k" ? &k : &size;
-      int64_t hi = arg == "--k" ? kMaxElements : kMaxDim;
-      if (!parse_size(arg, value, hi, dst, error)) return CliStatus::kError;
+      if (!parse_size(arg, value, kMaxDim, dst, error)) return CliStatus::kError;
     } else if (arg == "--shapes") {
       if (!take_value()) return CliStatus::kError;
       std::stringstream ss(value);

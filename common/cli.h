@@ -63,8 +63,27 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
 
 std::string usage_text(const CliSpec& spec);
 
-// Limits on sizes, checked by parse_cli. Kernels index with 32-bit ints, so no matrix may
-// have more than 2^31 - 1 elements; M and N are at most 2^20 so that every grid (32-row
-// blocks at the smallest) stays within CUDA's limit of 65,535 blocks in y.
+// Limits on sizes, checked by parse_cli, and why every accepted size is computed correctly.
+//
+// 1. M, N, K <= 2^20 (1,048,576). Grids: every grid dimension counts blocks of at least 32
+//    rows or columns, so grid.y <= 2^15, within CUDA's limit of 65,535. Loops:
+//    `for (int k0 = 0; k0 < K; k0 += T)` and ceil_div(K, T) stay below K + T <= 2^20 + 256,
+//    far from INT_MAX.
+// 2. No matrix has more than 2^31 - 1 elements. The kernels index with 32-bit ints: an
+//    element (r, c) of an R x C matrix is at r * C + c <= R * C - 1 < 2^31. Every such
+//    product is formed only for an element inside the matrix: the tiled kernels compute the
+//    address inside the bounds test (`row < M && k < K ? A[row * K + k] : 0`), so a masked-out
+//    row past M never forms (M + 31) * K. The 128-bit kernels of chapter 04 form their row
+//    offsets in 64 bits (size_t(x) * K) because they compute a pointer before testing it.
+// 3. Verification power (common/verify.cpp): with inputs uniform in [-1, 1), a product term
+//    a * b has rms 1/3, so rms(C) = sqrt(K) / 3 and the elementwise tolerance is
+//    atol = 8 u sqrt(K) rms(C) = (8/3) u K, u = 2^-24. One dropped (or doubled) term of size
+//    |a b| is caught while |a b| > (8/3) u K. At K = 2^20, atol = 1/6: a term of typical size
+//    (mean |a b| = 1/4) is still out of tolerance; it sinks in above K = 3 * 2^19 = 1,572,864,
+//    and even the largest term (|a b| -> 1) above K = 3 * 2^21 = 6,291,456. At K = 2^20 a
+//    random term is out of tolerance with probability about 0.53 (P(|a b| > t) = 1 - t + t ln t
+//    for t = 1/6); a kernel that skips a k step drops a term in every element of C, so it
+//    fails with certainty once C has more than a few dozen elements. K <= 2^20 keeps every
+//    check able to see one wrong term, and is above the 10^6 that split-K (chapter 06) needs.
 constexpr int64_t kMaxElements = 2147483647;
-constexpr int64_t kMaxDim = 1 << 20;
+constexpr int64_t kMaxDim = 1 << 20;  // M, N and K (rows and cols in chapter 02)

@@ -76,6 +76,34 @@ TEST(cli, sizes_that_overflow_32_bit_indices_are_refused) {
   CHECK(refused({"--shapes", "1x1x1,65536x1x65536"}, "A (M x K)"));
 }
 
+// The edges of what is accepted (cli.h says why these limits): every dimension up to 2^20,
+// every matrix up to 2^31 - 1 elements; one past either is refused.
+TEST(cli, largest_accepted_sizes) {
+  Options o;
+  std::string err;
+  CHECK(parse(gemm_spec(), {"--m", "1", "--n", "1", "--k", "1048576"}, &o, &err) == CliStatus::kOk);
+  CHECK(o.shapes.size() == 1 && o.shapes[0].K == kMaxDim);
+  CHECK(parse(gemm_spec(), {"--shapes", "1x1x1048576,1048576x1x1,1x1048576x1"}, &o, &err) ==
+        CliStatus::kOk);
+  CHECK(o.shapes.size() == 3 && o.shapes[1].M == kMaxDim && o.shapes[2].N == kMaxDim);
+  // 2^20 x 2047 = 2^31 - 2^20 elements: accepted; x 2048 = 2^31: refused.
+  CHECK(parse(gemm_spec(), {"--m", "1048576", "--n", "1", "--k", "2047"}, &o, &err) ==
+        CliStatus::kOk);
+  CHECK(parse(gemm_spec(), {"--m", "2047", "--n", "1048576", "--k", "1"}, &o, &err) ==
+        CliStatus::kOk);
+  CHECK(refused({"--m", "1048576", "--n", "1", "--k", "2048"}, "A (M x K)"));
+  CHECK(refused({"--m", "1", "--n", "1048576", "--k", "2048"}, "B (K x N)"));
+  CHECK(refused({"--m", "2048", "--n", "1048576", "--k", "1"}, "C (M x N)"));
+  // One past the dimension limit, for every way of giving a size.
+  CHECK(refused({"--m", "1", "--n", "1", "--k", "1048577"}, "at most 1048576"));
+  CHECK(refused({"--m", "1048577", "--n", "1", "--k", "1"}, "at most 1048576"));
+  CHECK(refused({"--size", "1048577"}, "at most 1048576"));
+  CHECK(refused({"--shapes", "1x1x1048577"}, "at most 1048576"));
+  CHECK(refused({"--shapes", "1x1048577x1"}, "at most 1048576"));
+  CHECK(refused({"--k", "2147483647", "--m", "1", "--n", "1"}, "too large"));
+  CHECK(refused({"--k", "2147483648", "--m", "1", "--n", "1"}, "too large"));
+}
+
 TEST(cli, usage_mistakes_are_refused) {
   CHECK(refused({"--frobnicate"}, "unknown option '--frobnicate'"));
   CHECK(refused({"--kernel", "fastest"}, "unknown kernel 'fastest'"));

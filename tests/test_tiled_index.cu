@@ -26,11 +26,25 @@ TEST(tiled_index, inner_loop_shared_reads_are_conflict_free) {
         uint32_t a[32], b[32];
         for (int lane = 0; lane < 32; ++lane) {
           int tid = warp * 32 + lane;
-          a[lane] = 4 * (Tile::row(tid, i) * kBK + k);  // As[row][k], As is (BM, BK)
-          b[lane] = 4 * (k * 128 + Tile::col(tid, i));  // Bs[k][col], Bs is (BK, BN)
+          a[lane] = 4 * Tile::a_word<kBK>(tid, i, k);  // the kernel's own As word
+          b[lane] = 4 * Tile::b_word(tid, i, k);       // and Bs word
+          CHECK(Tile::a_word<kBK>(tid, i, k) < 128 * kBK && Tile::b_word(tid, i, k) < kBK * 128);
         }
         CHECK_EQ(shared_wavefronts(a, 32), 1);  // two distinct words, different banks
         CHECK_EQ(shared_wavefronts(b, 32), 1);  // 16 consecutive words, each read twice
+      }
+}
+
+// The words a thread reads over the K-slab are exactly its micro-tile's rows of As and
+// columns of Bs: word / BK is row(tid, i) and word % BK is k, and likewise for Bs.
+TEST(tiled_index, shared_words_are_the_micro_tile) {
+  for (int tid = 0; tid < Tile::kThreads; tid += 7)
+    for (int k = 0; k < kBK; ++k)
+      for (int i = 0; i < 8; ++i) {
+        CHECK_EQ(Tile::a_word<kBK>(tid, i, k) / kBK, Tile::row(tid, i));
+        CHECK_EQ(Tile::a_word<kBK>(tid, i, k) % kBK, k);
+        CHECK_EQ(Tile::b_word(tid, i, k) / 128, k);
+        CHECK_EQ(Tile::b_word(tid, i, k) % 128, Tile::col(tid, i));
       }
 }
 

@@ -44,15 +44,16 @@ for stage in $stages; do
       done
       ;;
     sanitize)
-      # Small odd shapes: every kernel, every tail path, under each tool.
-      shapes=1x1x1,33x65x17,67x45x39,130x129x37,257x131x66
+      # Every kernel under each tool, at small odd shapes (every tail path, scalar loads) and
+      # at aligned ones: tile multiples, and N, K multiples of 4 (the 128-bit fast paths).
+      shapes=1x1x1,33x65x17,67x45x39,130x129x37,257x131x66,128x128x128,256x256x64,128x260x36,260x132x20
       for tool in memcheck racecheck synccheck; do
         for p in 01_naive/naive 03_tiled/tiled 04_coalesced/coalesced; do
           compute-sanitizer --tool $tool --error-exitcode 1 "./$build/$p" --check --shapes $shapes \
             >>"$out/sanitize_$tool.log" 2>&1 || { echo "$tool $p: errors"; status=1; }
         done
         compute-sanitizer --tool $tool --error-exitcode 1 "./$build/02_transpose_copy/transpose" \
-          --check --shapes 1x1,33x65,67x45,130x129 >>"$out/sanitize_$tool.log" 2>&1 \
+          --check --shapes 1x1,33x65,67x45,130x129,64x64,128x96 >>"$out/sanitize_$tool.log" 2>&1 \
           || { echo "$tool transpose: errors"; status=1; }
         grep -h "ERROR SUMMARY" "$out/sanitize_$tool.log" | sort | uniq -c
       done

@@ -1,0 +1,99 @@
+// Deliberately wrong kernels, built only for the tests. Each runs through the very driver the
+// chapters use (run_gemm_chapter, run_copy_chapter), and the tests expect it to FAIL
+// (`should_fail: true` in tests/meson.build): proof, end to end, that the check path catches
+// a wrong kernel: a missing term of the sum, one element off by one, a wrong output stride.
+//
+//   ./build/tests/wrong_kernels gemm --kernel wrong_skip_k --check --shapes 64x64x64   # exit 1
+//   ./build/tests/wrong_kernels transpose --kernel transpose_wrong_stride --check --shapes 31x33
+#include <cstring>
+
+#include "01_naive/naive.cuh"
+#include "02_transpose_copy/copy_chapter.h"
+#include "02_transpose_copy/transpose.cuh"
+#include "common/gemm.h"
+
+namespace {
+
+// 01's naive_coalesced_kernel with the loop bound off by one: k < K - 1 drops the last
+// product term of every element of C (all of it when K = 1).
+__global__ void wrong_skip_k_kernel(int M, int N, int K, const float* __restrict__ A,
+                                    const float* __restrict__ B, float* __restrict__ C) {
+  const RowCol e = naive_coalesced_element(blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y);
+  if (e.row >= M || e.col >= N) return;
+  float acc = 0.0f;
+  for (int k = 0; k < K - 1; ++k) acc += A[e.row * K + k] * B[k * N + e.col];  // wrong: K - 1
+  C[e.row * N + e.col] = acc;
+}
+
+// Correct everywhere but one element, C(M / 2, N / 2), which is 1 too large. rms(C) is
+// sqrt(K) / 3 and the tolerance (8/3) u K, so an error of 1 is out of it for K < 6.3 million.
+__global__ void wrong_off_by_one_kernel(int M, int N, int K, const float* __restrict__ A,
+                                        const float* __restrict__ B, float* __restrict__ C) {
+  const RowCol e = naive_coalesced_element(blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y);
+  if (e.row >= M || e.col >= N) return;
+  float acc = 0.0f;
+  for (int k = 0; k < K; ++k) acc += A[e.row * K + k] * B[k * N + e.col];
+  if (e.row == M / 2 && e.col == N / 2) acc += 1.0f;  // wrong: one element off by one
+  C[e.row * N + e.col] = acc;
+}
+
+template <auto Kernel>
+void launch_naive_like(int M, int N, int K, const float* A, const float* B, float* C) {
+  dim3 block(kNaiveBlock, kNaiveBlock);
+  dim3 grid(ceil_div(N, kNaiveBlock), ceil_div(M, kNaiveBlock));
+  Kernel<<<grid, block>>>(M, N, K, A, B, C);
+  CUDA_CHECK_LAUNCH();
+}
+
+// A transpose with the classic stride mistake: output rows are `cols` long instead of `rows`.
+// Right for square matrices, wrong for every other shape (writes that would leave the buffer
+// are dropped, so the error is in the values, not a crash).
+__global__ void transpose_wrong_stride_kernel(int rows, int cols, const float* __restrict__ in,
+                                              float* __restrict__ out) {
+  for (int i = 0; i < kRowsPerThread; ++i) {
+    const Cell g = tile_cell(blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y, i);
+    if (g.row >= rows || g.col >= cols) continue;
+    const int64_t o = int64_t(g.col) * cols + g.row;  // wrong: the stride is rows
+    if (o < int64_t(rows) * cols) out[o] = in[g.row * cols + g.col];
+  }
+}
+
+void launch_transpose_wrong_stride(int rows, int cols, const float* in, float* out) {
+  dim3 grid(ceil_div(cols, kTile), ceil_div(rows, kTile));
+  transpose_wrong_stride_kernel<<<grid, dim3(kTile, kBlockRows)>>>(rows, cols, in, out);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool gemm = argc > 1 && std::strcmp(argv[1], "gemm") == 0;
+  const bool transpose = argc > 1 && std::strcmp(argv[1], "transpose") == 0;
+  if (!gemm && !transpose) {
+    std::fprintf(stderr, "usage: wrong_kernels gemm|transpose [chapter options]\n");
+    return kExitUsage;
+  }
+  argv[1] = argv[0];  // the driver parses the rest as a chapter program would
+  CliSpec spec;
+  spec.default_shapes = {{64, 64, 64}};
+  if (gemm) {
+    spec.program = "tests/wrong_kernels gemm";
+    spec.summary = "Deliberately wrong GEMMs: each must fail verification.";
+    static const std::vector<GemmKernel> kernels = {
+        {"cublas", BLayout::kRowMajor, nullptr},
+        {"naive_coalesced", BLayout::kRowMajor, launch_naive_coalesced},  // a right one
+        {"wrong_skip_k", BLayout::kRowMajor, launch_naive_like<wrong_skip_k_kernel>},
+        {"wrong_off_by_one", BLayout::kRowMajor, launch_naive_like<wrong_off_by_one_kernel>},
+    };
+    return run_gemm_chapter(spec, kernels, argc - 1, argv + 1);
+  }
+  spec.program = "tests/wrong_kernels transpose";
+  spec.summary = "A deliberately wrong transpose: it must fail verification.";
+  spec.default_shapes = {{31, 33}};
+  static const std::vector<CopyKernel> kernels = {
+      {"cublas_geam", "", CopyOp::kTranspose, nullptr, Role::kBaseline},
+      {"transpose_padded", "cublas_geam", CopyOp::kTranspose, launch_transpose_padded},
+      {"transpose_wrong_stride", "cublas_geam", CopyOp::kTranspose, launch_transpose_wrong_stride},
+  };
+  return run_copy_chapter(spec, kernels, argc - 1, argv + 1);
+}
