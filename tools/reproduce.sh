@@ -28,6 +28,12 @@ build_all() {
 }
 [ -d "$build" ] || build_all  # every stage needs the programs
 
+# The chapter programs, in chapter order: every executable in NN_name/ that answers --list.
+programs=()
+for p in "$build"/[0-9][0-9]_*/*; do
+  [ -f "$p" ] && [ -x "$p" ] && "$p" --list >/dev/null 2>&1 && programs+=("$p")
+done
+
 for stage in $stages; do
   case $stage in
     build)
@@ -38,30 +44,35 @@ for stage in $stages; do
       grep -E "^(Ok|Fail|Skipped|Timeout):" "$out/test.log"
       ;;
     bench)
-      for p in 01_naive/naive 02_transpose_copy/transpose 03_tiled/tiled 04_coalesced/coalesced; do
-        name=$(basename "$(dirname "$p")")
-        "./$build/$p" --bench --csv "$out/bench_$name.csv" >"$out/bench_$name.log" 2>&1 || status=1
+      for p in "${programs[@]}"; do
+        name=$(basename "$(dirname "$p")")_$(basename "$p")
+        "$p" --bench --csv "$out/bench_$name.csv" >"$out/bench_$name.log" 2>&1 || status=1
       done
       ;;
     sanitize)
       # Every kernel under each tool, at small odd shapes (every tail path, scalar loads) and
-      # at aligned ones: tile multiples, and N, K multiples of 4 (the 128-bit fast paths).
-      shapes=1x1x1,33x65x17,67x45x39,130x129x37,257x131x66,128x128x128,256x256x64,128x260x36,260x132x20
+      # at aligned ones: tile multiples, and N, K multiples of 4 and 8 (the 128-bit fast paths).
+      gemm_shapes=1x1x1,33x65x17,67x45x39,130x129x37,257x131x66,128x128x128,256x256x64,128x260x36,260x132x20
+      copy_shapes=1x1,33x65,67x45,130x129,64x64,128x96
       for tool in memcheck racecheck synccheck; do
-        for p in 01_naive/naive 03_tiled/tiled 04_coalesced/coalesced; do
-          compute-sanitizer --tool $tool --error-exitcode 1 "./$build/$p" --check --shapes $shapes \
+        for p in "${programs[@]}"; do
+          # The program's shapes have three parts (GEMM) or two (copies), as --list shows.
+          shape=$("$p" --list | head -1 | awk '{print $5}')
+          shapes=$gemm_shapes
+          [ "$(tr -cd x <<<"$shape")" = x ] && shapes=$copy_shapes
+          compute-sanitizer --tool $tool --error-exitcode 1 "$p" --check --shapes $shapes \
             >>"$out/sanitize_$tool.log" 2>&1 || { echo "$tool $p: errors"; status=1; }
         done
-        compute-sanitizer --tool $tool --error-exitcode 1 "./$build/02_transpose_copy/transpose" \
-          --check --shapes 1x1,33x65,67x45,130x129,64x64,128x96 >>"$out/sanitize_$tool.log" 2>&1 \
-          || { echo "$tool transpose: errors"; status=1; }
-        grep -h "ERROR SUMMARY" "$out/sanitize_$tool.log" | sort | uniq -c
+        grep -h -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitize_$tool.log" | sort | uniq -c
       done
       ;;
     profile)
-      tools/profile_gemm.py "$build" "$out" | tee "$out/profile_gemm.txt" || status=1
+      for p in "${programs[@]}"; do
+        name=$(basename "$(dirname "$p")")
+        tools/profile.py "$build" "$p" "$out/profile_$name" | tee "$out/profile_$name.txt" \
+          || status=1
+      done
       02_transpose_copy/profile.sh "$build" "$out/p02" | tee "$out/profile02.txt" || status=1
-      02_transpose_copy/profile.sh "$build" "$out/p02_odd" 8191x4097 | tee "$out/profile02_odd.txt" || status=1
       ;;
     *) echo "unknown stage $stage"; exit 2 ;;
   esac
