@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "04_coalesced/coalesced.cuh"
+#include "04_coalesced/simt.cuh"
 #include "common/access_model.h"
 #include "harness.h"
 
@@ -156,4 +157,127 @@ TEST(coalesced_index, simt_float4_reads_take_the_ideal_four_wavefronts) {
   CHECK_EQ((simt_a_read_wavefronts<SimtConfig<128, 128, 16, 64, 32, 8, 8, 1>>()), 4);
   CHECK_EQ((simt_a_read_wavefronts<SimtConfig<128, 128, 8, 64, 32, 8, 8, 1>>()), 4);
   CHECK_EQ((simt_a_read_wavefronts<SimtConfig<64, 128, 16, 32, 64, 8, 8, 1>>()), 4);
+}
+
+namespace {
+// Every element of the (BM, BN) block tile is computed by exactly one thread (SimtThread, the
+// kernel's own index functions), and every index stays inside the tile.
+template <typename Cfg>
+bool simt_threads_cover_the_tile_once() {
+  std::vector<int> hits(Cfg::BM * Cfg::BN, 0);
+  for (int tid = 0; tid < Cfg::kThreads; ++tid) {
+    const SimtThread<Cfg> th(tid);
+    for (int i = 0; i < Cfg::TM; ++i)
+      for (int j = 0; j < Cfg::TN; ++j) {
+        const int r = th.row(i), c = th.col(j);
+        if (r < 0 || r >= Cfg::BM || c < 0 || c >= Cfg::BN) return false;
+        ++hits[r * Cfg::BN + c];
+      }
+  }
+  for (int h : hits)
+    if (h != 1) return false;
+  return true;
+}
+
+// Wavefronts of the inner loop's float4 reads of one operand tile (A: rows, lanes lr; Bᵀ or B:
+// columns, lanes lc), worst over warps, k and pieces, for the kernel's own offsets.
+template <typename Cfg, bool kA, bool kSwizzled>
+int simt_read_wavefronts() {
+  constexpr int BX = kA ? Cfg::BM : Cfg::BN, kPieces = kA ? Cfg::TM / 4 : Cfg::TN / 4;
+  constexpr int kLanes = kA ? Cfg::kLaneRows : Cfg::kLaneCols;
+  constexpr int kStride = kA ? Cfg::kPieceStrideM : Cfg::kPieceStrideN;
+  int worst = 0;
+  for (int warp = 0; warp < Cfg::kThreads / 32; ++warp)
+    for (int k = 0; k < Cfg::BK; ++k)
+      for (int p = 0; p < kPieces; ++p) {
+        uint32_t a[32];
+        for (int lane = 0; lane < 32; ++lane) {
+          const SimtThread<Cfg> th(warp * 32 + lane);
+          const int x0 = kA ? th.wm : th.wn, l = kA ? th.lr : th.lc;
+          const int x = kSwizzled ? x0 + swizzle_piece_part<Cfg::BK, kLanes>(k, p) +
+                                        swizzle_lane_part<Cfg::BK, kLanes>(k, l)
+                                  : x0 + p * kStride + l * 4;
+          a[lane] = 4 * (k * BX + x);
+        }
+        worst = std::max(worst, shared_wavefronts(a, 32, 16));
+      }
+  return worst;
+}
+}  // namespace
+
+TEST(coalesced_index, simt_threads_cover_their_block_tile_once) {
+  CHECK(simt_threads_cover_the_tile_once<SimtStepLds128>());  // no warp tiling: 16 x 16 grid
+  CHECK(simt_threads_cover_the_tile_once<SimtStepWarps>());
+  CHECK(simt_threads_cover_the_tile_once<SimtStepBigTile>());
+  CHECK(simt_threads_cover_the_tile_once<SimtBest>());
+  CHECK(simt_threads_cover_the_tile_once<Simt128x128>());
+  CHECK(simt_threads_cover_the_tile_once<Simt96x192>());
+  CHECK(simt_threads_cover_the_tile_once<Simt64x128>());
+  CHECK(simt_threads_cover_the_tile_once<Simt64x64>());
+  CHECK(simt_threads_cover_the_tile_once<Simt32x64>());
+}
+
+TEST(coalesced_index, simt_best_is_conflict_free) {
+  // The shipped configuration: its transposing stores (A, and Bᵀ in simt_bt) take one
+  // wavefront, its float4 reads of A and of Bᵀ (swizzled) and of B (plain) the ideal four.
+  using C = SimtBest;
+  CHECK_EQ((kmajor_store_wavefronts<C::BK, C::BM>(true)), 1);
+  CHECK_EQ((kmajor_store_wavefronts<C::BK, C::BN>(true)), 1);
+  CHECK_EQ((simt_read_wavefronts<C, true, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<C, false, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<C, false, false>()), 4);
+  CHECK_EQ((simt_a_read_wavefronts<C>()), 4);
+  CHECK((split_swizzle_matches<C::BK, C::kLaneRows, C::TM / 4>()));
+  CHECK((split_swizzle_matches<C::BK, C::kLaneCols, C::TN / 4>()));
+  CHECK((kmajor_swizzle_is_a_row_permutation<C::BK, C::BM>()));
+  CHECK((kmajor_swizzle_is_a_row_permutation<C::BK, C::BN>()));
+}
+
+TEST(coalesced_index, simt_heuristic_tiles_are_conflict_free) {
+  CHECK_EQ((simt_read_wavefronts<Simt128x128, true, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt128x128, false, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt96x192, true, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt96x192, false, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt64x128, true, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt64x128, false, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt64x64, true, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt64x64, false, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt32x64, true, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt32x64, false, true>()), 4);
+  CHECK_EQ((kmajor_store_wavefronts<16, 96>(true)), 1);
+  CHECK_EQ((kmajor_store_wavefronts<16, 192>(true)), 1);
+  CHECK_EQ((kmajor_store_wavefronts<16, 32>(true)), 1);
+  CHECK((split_swizzle_matches<16, 4, 1>()));  // B of the 32 x 32 warps with TN = 4: 8 lanes
+  CHECK((split_swizzle_matches<16, 8, 1>()));
+}
+
+TEST(coalesced_index, ladder_steps_change_what_the_calculator_predicts) {
+  // simt_lds128 -> simt_swizzle: the transposing store of A goes from 4-way to conflict-free.
+  CHECK_EQ((kmajor_store_wavefronts<SimtStepLds128::BK, SimtStepLds128::BM>(false)), 4);
+  CHECK_EQ((kmajor_store_wavefronts<SimtStepSwizzle::BK, SimtStepSwizzle::BM>(true)), 1);
+  // The 16 x 16 thread grid's reads of A are 16-byte reads of 16 distinct float4s (256 bytes):
+  // swizzled or not, more wavefronts than the 64 x 32 warp tile's 8 distinct float4s.
+  const int no_warps = simt_read_wavefronts<SimtStepSwizzle, true, true>();
+  const int warps = simt_read_wavefronts<SimtStepWarps, true, true>();
+  std::printf("  A reads: 16 x 16 grid %d wavefronts, 64 x 32 warp tiles %d\n", no_warps, warps);
+  CHECK_EQ((simt_read_wavefronts<SimtStepLds128, true, false>()), no_warps);
+  CHECK(warps <= no_warps);
+}
+
+TEST(coalesced_index, heuristic_picks_full_waves) {
+  constexpr int kH100 = 132;
+  auto pick = [](int M, int N, int sms) { return kSimtTileOptions[choose_simt_tile(M, N, sms)]; };
+  // Large squares keep the big tile: 4096^2 / (128 x 256) = 512 blocks, 3.9 waves of 132.
+  CHECK_EQ(pick(4096, 4096, kH100).bm, 128);
+  CHECK_EQ(pick(4096, 4096, kH100).bn, 256);
+  CHECK_EQ(pick(8192, 8192, kH100).bn, 256);
+  // The choice is the least estimated time of all options, for any shape and SM count.
+  for (int sms : {1, 46, 108, 132, 170})
+    for (int M : {1, 31, 512, 1000, 1024, 1536, 2048, 3072, 4096, 4097, 8192})
+      for (int N : {1, 64, 512, 1536, 3072, 4095, 8192}) {
+        const double t = simt_estimated_time(M, N, sms, kSimtTileOptions[choose_simt_tile(M, N, sms)]);
+        for (const auto& o : kSimtTileOptions) CHECK(t <= simt_estimated_time(M, N, sms, o));
+      }
+  // Small outputs get smaller tiles: 512^2 in 128 x 256 tiles is 8 blocks for 132 SMs.
+  CHECK(pick(512, 512, kH100).bm * pick(512, 512, kH100).bn <= 64 * 64);
 }
