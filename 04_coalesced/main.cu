@@ -16,23 +16,26 @@ int main(int argc, char** argv) {
   std::vector<GemmKernel> kernels = {
       {"cublas", kB, nullptr},
       {"cublas_bt", kBt, nullptr},
-      {"tiled_smem", kB, launch_tiled_smem},  // chapter 03, B row-major
+      {"tiled_smem", kB, launch_tiled_smem, Role::kPrevious},  // chapter 03, B row-major
       {"tiled_bt_trap", kBt, launch_tiled_bt_trap},
       {"tiled_bt_padded", kBt, launch_tiled_bt_padded},
       {"tiled_bt_swizzled", kBt, launch_tiled_bt_swizzled},
-      {"tiled_2d", kB, launch_tiled_2d},  // chapter 03's best: the ladder starts here
+      {"tiled_2d", kB, launch_tiled_2d, Role::kPrevious},  // ch. 03's best: the ladder starts here
       {"simt_lds128", kB, launch_simt_lds128},
       {"simt_vec", kB, launch_simt_vec},
       {"simt_swizzle", kB, launch_simt_swizzle},
       {"simt_warps", kB, launch_simt_warps},
       {"simt_bigtile", kB, launch_simt_bigtile},
-      {"simt", kB, launch_simt},
-      {"simt_bt", kBt, launch_simt_bt},
+      {"simt", kB, launch_simt, Role::kBest},
+      {"simt_bt", kBt, launch_simt_bt, Role::kBest},
   };
-  // Each block tile of the shape heuristic by name, and the tile sweep behind SimtBest.
+  // Each block tile of the shape heuristic by name (--kernel simt_64x64 overrides the
+  // heuristic), and the tile sweep behind SimtBest: only with --kernel sweep or by name.
   for (int i = 0; i < kSimtTilesSize; ++i)
-    kernels.push_back({kSimtTiles[i].name, kSimtTiles[i].bt ? kBt : kB, kSimtTiles[i].launch});
+    kernels.push_back({kSimtTiles[i].name, kSimtTiles[i].bt ? kBt : kB, kSimtTiles[i].launch,
+                       Role::kSweep});
   for (int i = 0; i < kSimtSweepSize; ++i)
-    kernels.push_back({kSimtSweep[i].name, kSimtSweep[i].bt ? kBt : kB, kSimtSweep[i].launch});
+    kernels.push_back({kSimtSweep[i].name, kSimtSweep[i].bt ? kBt : kB, kSimtSweep[i].launch,
+                       Role::kSweep});
   return run_gemm_chapter(spec, kernels, argc, argv);
 }

@@ -71,6 +71,12 @@ bool check_shape(const CliSpec& spec, const Shape& s, std::string* error) {
            too_big("C (M x N)", s.M, s.N));
 }
 
+bool is_sweep(const CliSpec& spec, const std::string& name) {
+  for (const auto& s : spec.sweep)
+    if (s == name) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string usage_text(const CliSpec& spec) {
@@ -85,15 +91,26 @@ std::string usage_text(const CliSpec& spec) {
       << "  --size S              square matrix, ROWS = COLS = S\n"
       << "  --shapes LIST         several sizes, e.g. 1x1,8191x33\n";
   }
-  o << "  --kernel NAME|all     kernel to run (default all):";
-  for (const auto& k : spec.kernels) o << " " << k;
-  o << "\n"
+  o << "  --kernel NAME|all" << (spec.sweep.empty() ? "    " : "|sweep")
+    << " kernel to run (default all):";
+  for (const auto& k : spec.kernels)
+    if (!is_sweep(spec, k)) o << " " << k;
+  if (!spec.sweep.empty()) o << "\n                        sweep (tuning, not in all):";
+  for (const auto& k : spec.sweep) o << " " << k;
+  o << "\n";
+  for (const auto& x : spec.options) {
+    std::string head = x.flag + " " + x.meta;
+    o << "  " << head << std::string(head.size() < 22 ? 22 - head.size() : 1, ' ') << x.help
+      << "\n";
+  }
+  o
     << "  --check               verify every kernel against the reference, no timing\n"
     << "  --bench               verify, then time (median of --reps runs, L2 flushed)\n"
     << "  --reps R              timed repetitions (default " << spec.default_reps
     << ", fewer for slow kernels)\n"
     << "  --seed S              seed of the random inputs (default 1234)\n"
     << "  --csv FILE            also write the result rows to FILE\n"
+    << "  --list                print the kernels: name, role, baseline, precision, shape\n"
     << "  --help                this text\n"
     << "With no options: --check then --bench at the default size(s):";
   for (const auto& s : spec.default_shapes) {
@@ -112,6 +129,7 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
   int size = 0, m = 0, n = 0, k = 0;
   std::vector<Shape> shapes;
   std::string kernel = "all";
+  std::vector<std::pair<const IntOption*, int64_t>> own_values;  // stored once all is valid
 
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -137,9 +155,21 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
       return !has_inline;
     };
 
+    const IntOption* own = nullptr;
+    for (const auto& x : spec.options)
+      if (arg == x.flag) own = &x;
+
     if (arg == "--help" || arg == "-h") {
       if (!no_value()) return CliStatus::kError;
       return CliStatus::kHelp;
+    } else if (arg == "--list") {
+      if (!no_value()) return CliStatus::kError;
+      return CliStatus::kList;
+    } else if (own) {
+      if (!take_value()) return CliStatus::kError;
+      int64_t v = 0;
+      if (!parse_int(arg, value, own->lo, own->hi, &v, error)) return CliStatus::kError;
+      own_values.push_back({own, v});
     } else if (arg == "--check") {
       if (!no_value()) return CliStatus::kError;
       want_check = true;
@@ -219,8 +249,23 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
     if (!check_shape(spec, s, error)) return CliStatus::kError;
   o.shapes = shapes;
 
+  for (const auto& [x, v] : own_values)
+    if (x->check)
+      for (const auto& s : shapes)
+        if (std::string why = x->check(v, s); !why.empty()) {
+          *error = x->flag + ": " + why;
+          return CliStatus::kError;
+        }
+
   if (kernel == "all") {
-    o.kernels = spec.kernels;
+    for (const auto& name : spec.kernels)
+      if (!is_sweep(spec, name)) o.kernels.push_back(name);
+  } else if (kernel == "sweep") {
+    if (spec.sweep.empty()) {
+      *error = "--kernel sweep: this program has no sweep";
+      return CliStatus::kError;
+    }
+    o.kernels = spec.sweep;
   } else {
     bool known = false;
     for (const auto& name : spec.kernels) known = known || name == kernel;
@@ -236,6 +281,8 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
     o.check = want_check;
     o.bench = want_bench;
   }
+  for (const auto& [x, v] : own_values)
+    if (x->value) *x->value = static_cast<int>(v);
   *out = o;
   return CliStatus::kOk;
 }

@@ -9,6 +9,14 @@ bool cuda_device_available() {
   return cudaFree(nullptr) == cudaSuccess;
 }
 
+int device_compute_capability() {
+  int dev = 0, major = 0, minor = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  return 10 * major + minor;
+}
+
 void print_device_report(FILE* f) {
   int dev = 0, driver = 0, runtime = 0, sm_clock = 0, mem_clock = 0, bus = 0;
   CUDA_CHECK(cudaGetDevice(&dev));

@@ -6,5 +6,8 @@
 // True when a CUDA device is present and usable (the programs exit 77 otherwise).
 bool cuda_device_available();
 
+// 10 * major + minor of the current device, e.g. 90 for an H100.
+int device_compute_capability();
+
 // Prints GPU name, compute capability, SMs, clocks, memory, L2, driver and runtime versions.
 void print_device_report(FILE* f);

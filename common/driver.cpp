@@ -4,14 +4,31 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <nvtx3/nvToolsExt.h>
+
 #include "check.h"
 #include "device.h"
 #include "table.h"
 #include "timer.h"
 
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::kStep: return "step";
+    case Role::kBaseline: return "baseline";
+    case Role::kPrevious: return "previous";
+    case Role::kSweep: return "sweep";
+    case Role::kBest: return "best";
+  }
+  return "?";
+}
+
 int run_chapter(Chapter ch, int argc, char** argv) {
   ch.cli.kernels.clear();
-  for (const auto& k : ch.kernels) ch.cli.kernels.push_back(k.name);
+  ch.cli.sweep.clear();
+  for (const auto& k : ch.kernels) {
+    ch.cli.kernels.push_back(k.name);
+    if (k.role == Role::kSweep) ch.cli.sweep.push_back(k.name);
+  }
 
   // 1. Arguments, before any GPU work: bad usage exits 2 even where there is no GPU.
   Options opt;
@@ -20,6 +37,15 @@ int run_chapter(Chapter ch, int argc, char** argv) {
     case CliStatus::kHelp:
       std::fputs(usage_text(ch.cli).c_str(), stdout);
       return kExitPass;
+    case CliStatus::kList: {  // the registry the tools read: name role baseline precision shape
+      const Shape& s = ch.cli.default_shapes.front();
+      std::string shape = std::to_string(s.M) + "x" + std::to_string(s.N) +
+                          (ch.cli.has_k ? "x" + std::to_string(s.K) : "");
+      for (const auto& k : ch.kernels)
+        std::printf("%s %s %s %s %s\n", k.name.c_str(), role_name(k.role),
+                    k.baseline.empty() ? "-" : k.baseline.c_str(), ch.precision, shape.c_str());
+      return kExitPass;
+    }
     case CliStatus::kError:
       std::fprintf(stderr, "%s: error: %s\n", ch.cli.program.c_str(), error.c_str());
       return kExitUsage;
@@ -39,6 +65,12 @@ int run_chapter(Chapter ch, int argc, char** argv) {
   // 2. The GPU.
   if (!cuda_device_available()) {
     std::fprintf(stderr, "%s: no usable CUDA device; skipping\n", ch.cli.program.c_str());
+    return kExitSkip;
+  }
+  if (int cc = device_compute_capability(); cc < ch.cli.min_cc) {
+    std::fprintf(stderr, "%s: needs compute capability %d.%d or newer (%s); this GPU is %d.%d; "
+                 "skipping\n", ch.cli.program.c_str(), ch.cli.min_cc / 10, ch.cli.min_cc % 10,
+                 ch.cli.min_cc_why.c_str(), cc / 10, cc % 10);
     return kExitSkip;
   }
   print_device_report(stdout);
@@ -94,7 +126,11 @@ int run_chapter(Chapter ch, int argc, char** argv) {
       r.baseline = ch.kernels[i].baseline;
       r.shape = s;
       c->poison_output();
+      // The verified run, in an NVTX range named after the kernel: the profiling tools ask
+      // Nsight Compute for exactly the launches inside it (--nvtx-include NAME/).
+      nvtxRangePushA(r.kernel.c_str());
       c->launch(i);
+      nvtxRangePop();
       CUDA_CHECK_LAUNCH();
       CUDA_CHECK(cudaDeviceSynchronize());
       auto v = c->verify_output(i);
@@ -137,7 +173,7 @@ int run_chapter(Chapter ch, int argc, char** argv) {
 
   std::printf("\n");
   print_table(stdout, rows, ch.rate_unit, ch.cli.has_k);
-  if (!opt.csv.empty() && !write_csv(opt.csv, ch.cli.program, rows, ch.rate_unit)) {
+  if (!opt.csv.empty() && !write_csv(opt.csv, ch.cli.program, ch.precision, rows, ch.rate_unit)) {
     std::fprintf(stderr, "%s: error: could not write %s\n", ch.cli.program.c_str(), opt.csv.c_str());
     return kExitFail;
   }

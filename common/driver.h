@@ -14,9 +14,21 @@
 #include "cli.h"
 #include "verify.h"
 
+// What a kernel is to its chapter. `--kernel all` runs every role but kSweep; `--kernel sweep`
+// runs the sweep; `--list` prints the registry (the tools read it).
+enum class Role {
+  kStep,      // a step of this chapter's lesson
+  kBaseline,  // the library it is measured against (cuBLAS, cudaMemcpy)
+  kPrevious,  // an earlier chapter's kernel, timed alongside for comparison
+  kSweep,     // a tuning configuration: only with --kernel sweep or by name
+  kBest,      // a step, and the chapter's answer (the progression's size sweep times it)
+};
+const char* role_name(Role r);
+
 struct KernelEntry {
   std::string name;
-  std::string baseline;  // name of the kernel it is compared with; "" for a baseline itself
+  std::string baseline;  // name of the kernel it is compared with; "" for none
+  Role role = Role::kStep;
 };
 
 // Buffers and reference for one problem size.
@@ -34,6 +46,7 @@ class Case {
 struct Chapter {
   CliSpec cli;                       // cli.kernels is filled from `kernels`
   std::vector<KernelEntry> kernels;
+  const char* precision = "fp32";   // inputs: "fp32" or "bf16" (--list, CSV)
   const char* rate_unit = "TFLOP/s";
   double rate_scale = 1e-12;         // rate = work / seconds * rate_scale
   std::function<size_t(const Shape&)> device_bytes;  // GPU memory one Case needs

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <cuda_bf16.h>
+
 #include "check.h"
 
 // Owns one cudaMalloc'd array of n elements of T.
@@ -47,7 +49,15 @@ __host__ __device__ inline float random_uniform(uint64_t seed, uint64_t i) {
 // transposed = false stores it row-major (at r * cols + c); transposed = true stores the same
 // logical matrix column-major (at c * rows + r), i.e. its transpose row-major. So a matrix B and
 // the Bᵀ filled from the same seed hold the same values.
+// The BF16 version stores each value rounded to the nearest BF16 (bf16_round): the inputs of
+// the tensor-core chapters, which the references then see exactly.
 void fill_random(float* d, int rows, int cols, uint64_t seed, bool transposed = false);
+void fill_random(__nv_bfloat16* d, int rows, int cols, uint64_t seed, bool transposed = false);
+
+// x rounded to the nearest BF16 value (ties to even), as a float: 8 significant bits.
+__host__ __device__ inline float bf16_round(float x) {
+  return __bfloat162float(__float2bfloat16_rn(x));
+}
 
 // Sets every byte to 0xFF: a float or bf16 of all ones is NaN, so any element the kernel
 // forgets to write fails verification.

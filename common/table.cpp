@@ -26,15 +26,15 @@ void print_table(FILE* f, const std::vector<ResultRow>& rows, const char* rate_u
   }
 }
 
-bool write_csv(const std::string& path, const std::string& program,
+bool write_csv(const std::string& path, const std::string& program, const char* precision,
                const std::vector<ResultRow>& rows, const char* rate_unit) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) return false;
-  std::fprintf(f, "program,kernel,M,N,K,ms_median,ms_min,ms_max,reps,%s,pct_of_baseline,"
+  std::fprintf(f, "program,precision,kernel,M,N,K,ms_median,ms_min,ms_max,reps,%s,pct_of_baseline,"
                   "baseline,rel_err,check\n", rate_unit);
   for (const auto& r : rows)
-    std::fprintf(f, "%s,%s,%d,%d,%d,%.6f,%.6f,%.6f,%d,%.4f,%.2f,%s,%.3e,%s\n", program.c_str(),
-                 r.kernel.c_str(), r.shape.M, r.shape.N, r.shape.K, r.ms, r.ms_min, r.ms_max,
+    std::fprintf(f, "%s,%s,%s,%d,%d,%d,%.6f,%.6f,%.6f,%d,%.4f,%.2f,%s,%.3e,%s\n",
+                 program.c_str(), precision, r.kernel.c_str(), r.shape.M, r.shape.N, r.shape.K, r.ms, r.ms_min, r.ms_max,
                  r.reps, r.rate, r.pct, r.baseline.c_str(), r.rel_err, r.status.c_str());
   return std::fclose(f) == 0;
 }

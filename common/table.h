@@ -22,5 +22,5 @@ struct ResultRow {
 
 // rate_unit: "TFLOP/s" or "GB/s". has_k: print K (GEMM) or not (copy/transpose).
 void print_table(FILE* f, const std::vector<ResultRow>& rows, const char* rate_unit, bool has_k);
-bool write_csv(const std::string& path, const std::string& program,
+bool write_csv(const std::string& path, const std::string& program, const char* precision,
                const std::vector<ResultRow>& rows, const char* rate_unit);

@@ -15,6 +15,14 @@ Tolerance gemm_tolerance(double u, int K, double ref_rms) {
   return t;
 }
 
+Tolerance tensor_core_tolerance(int K, double ref_rms) {
+  const double u = kFp32Roundoff, k = static_cast<double>(K);
+  Tolerance t = gemm_tolerance(u, K, ref_rms);
+  t.atol += 0.5 * u * k * ref_rms;
+  t.max_rel_err += 0.08 * u * k;
+  return t;
+}
+
 double rms(const float* x, int64_t n) {
   double sum = 0;
   for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]) * x[i];

@@ -24,6 +24,20 @@ Tolerance gemm_tolerance(double u, int K, double ref_rms);
 // Unit roundoff of FP32 accumulation.
 constexpr double kFp32Roundoff = 1.0 / (1 << 24);
 
+// Tolerance for BF16 inputs accumulated in FP32 on tensor cores, against the exact product.
+// Tensor cores add in FP32 but do not round to nearest: published analyses found truncation
+// (Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of NVIDIA tensor cores", 2021). Every
+// step then pushes the partial sum toward zero, so the errors add up linearly in K instead of
+// cancelling like sqrt(K). Measured on an H100 (cuBLAS and a plain WMMA loop, K = 64 .. 2^20):
+// ||C - exact|| / ||exact|| = 0.014 .. 0.020 u K, most of it a shrink toward zero, and the
+// largest element error 0.06 .. 0.19 u K rms(C). The bounds allow 4x and 2.5x that, on top
+// of gemm_tolerance's sqrt(K) terms (which dominate at small K).
+Tolerance tensor_core_tolerance(int K, double ref_rms);
+
+// The size of a typical single product term a(m,k) b(k,n) for inputs uniform in [-1, 1):
+// E|a b| = 1/4. Where the elementwise bound exceeds it, one wrong term in one element can pass.
+constexpr double kTypicalTerm = 0.25;
+
 struct Mismatch {
   int row, col;
   double expected, got;

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Plots of the progression, from the CSVs tools/progression.py writes (needs matplotlib).
+
+usage: plot_progression.py DIR
+  DIR/progression.csv -> DIR/progression_steps.png: TFLOP/s and % of cuBLAS for every GEMM step,
+                         the FP32 SIMT and BF16 tensor-core ladders in two colours
+  DIR/sizes.csv       -> DIR/progression_sizes.png: each chapter's answer against cuBLAS over
+                         sizes (written only where sizes.csv exists)
+Exit status 77 when matplotlib is missing (the tests read it as a skip).
+"""
+import csv
+import os
+import sys
+
+COLOURS = {"fp32": "tab:blue", "bf16": "tab:orange"}
+NAMES = {"fp32": "FP32 SIMT ladder (vs cuBLAS SGEMM, pedantic FP32)",
+         "bf16": "BF16 tensor-core ladder (vs cuBLAS BF16 -> FP32)"}
+
+
+def read(path):
+    with open(path) as f:
+        return [r for r in csv.DictReader(f) if r["status"] == "ok"]
+
+
+def plot_steps(rows, path, plt):
+    rows = [r for r in rows if r["unit"] == "TFLOP/s"]
+    if not rows:
+        return False
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(max(8, 0.45 * len(rows) + 3), 8), sharex=True)
+    x = range(len(rows))
+    colours = [COLOURS.get(r["precision"], "tab:gray") for r in rows]
+    ax1.bar(x, [float(r["rate"]) for r in rows], color=colours)
+    ax1.set_yscale("log")
+    ax1.set_ylabel("TFLOP/s (log scale)")
+    ax2.bar(x, [float(r["pct"]) for r in rows], color=colours)
+    ax2.axhline(100, color="black", linewidth=0.8)
+    ax2.set_ylabel("% of cuBLAS, same run")
+    ax2.set_xticks(list(x))
+    ax2.set_xticklabels([f"{r['chapter'][:2]} {r['kernel']}" +
+                         ("" if r["shape"].startswith("4096x4096") else f"\n{r['shape']}")
+                         for r in rows], rotation=60, ha="right", fontsize=8)
+    for p, name in NAMES.items():
+        if any(r["precision"] == p for r in rows):
+            ax1.bar([0], [0], color=COLOURS[p], label=name)
+    ax1.legend(loc="upper left", fontsize=8)
+    ax1.set_title("Every step of the tutorial, each against its cuBLAS baseline")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def plot_sizes(rows, path, plt):
+    if not rows:
+        return False
+    shapes = []
+    for r in rows:
+        if r["shape"] not in shapes:
+            shapes.append(r["shape"])
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    x = range(len(shapes))
+    baselines_drawn = set()
+    for key in dict.fromkeys((r["chapter"], r["kernel"]) for r in rows):
+        mine = {r["shape"]: r for r in rows if (r["chapter"], r["kernel"]) == key}
+        p = next(iter(mine.values()))["precision"]
+        ax.plot([i for i, s in enumerate(shapes) if s in mine],
+                [float(mine[s]["rate"]) for s in shapes if s in mine], marker="o",
+                color=COLOURS.get(p), label=f"{key[0]} {key[1]}",
+                linestyle="-" if len(baselines_drawn) % 2 == 0 else "-.")
+        base = (p, next(iter(mine.values()))["baseline"])
+        if base not in baselines_drawn:
+            baselines_drawn.add(base)
+            ax.plot([i for i, s in enumerate(shapes) if s in mine],
+                    [float(mine[s]["baseline_rate"]) for s in shapes if s in mine],
+                    color=COLOURS.get(p), linestyle=":", marker="x", label=f"cuBLAS ({p})")
+    ax.set_yscale("log")
+    ax.set_ylabel("TFLOP/s (log scale)")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels([s.replace("x", "×") for s in shapes], rotation=30, ha="right")
+    ax.legend(fontsize=8)
+    ax.set_title("Each chapter's answer against cuBLAS over sizes")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out = sys.argv[1]
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed (pip install matplotlib): no plots")
+        return 77
+    made = []
+    if plot_steps(read(os.path.join(out, "progression.csv")),
+                  os.path.join(out, "progression_steps.png"), plt):
+        made.append("progression_steps.png")
+    sizes = os.path.join(out, "sizes.csv")
+    if os.path.exists(sizes) and plot_sizes(read(sizes), os.path.join(out, "progression_sizes.png"), plt):
+        made.append("progression_sizes.png")
+    print("plots: " + ", ".join(os.path.join(out, m) for m in made))
+    return 0 if made else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Nsight Compute counters behind one chapter's claims, one row per kernel: time, DRAM and SM
+throughput, the pipe that does the math (FMA for FP32, tensor for BF16), shared-memory
+wavefronts and bank conflicts (LDS, STS, other = ldmatrix), registers, occupancy, top warp stalls.
+
+usage: tools/profile.py BUILD_DIR CHAPTER [OUT_DIR] [--shape MxNxK] [--only NAME,...]
+       meson compile -C BUILD_DIR profile-PROGRAM     (the same, for one chapter program)
+
+CHAPTER is a folder name (04_coalesced) or a program path. The kernels come from the program
+(`PROGRAM --list`): every step of the chapter, at the shape the program lists first unless
+--shape says otherwise. Each kernel is profiled alone: `PROGRAM --kernel NAME --check --shapes
+SHAPE` runs NAME once, inside an NVTX range named NAME, and ncu profiles the launches in that
+range (--nvtx-include NAME/; a split-K launcher's two kernels are two rows). --clock-control
+none leaves the clocks as the benchmarks see them.
+"""
+import argparse
+import csv
+import glob
+import io
+import os
+import shutil
+import subprocess
+import sys
+
+COMMON = {
+    "time_ms": "gpu__time_duration.sum",
+    "dram%": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm%": "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "fma%": "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    "regs": "launch__registers_per_thread",
+    "occ_theory%": "sm__maximum_warps_per_active_cycle_pct",
+    "occ_achieved%": "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "l2_read_sectors": "lts__t_sectors_op_read.sum",
+    "l2_write_sectors": "lts__t_sectors_op_write.sum",
+}
+# Shared memory: wavefronts and bank conflicts of LDS, STS and in all. ncu 2025.3 has no
+# ldmatrix-only counter on sm_90, so "other" (all - LDS - STS) is ldmatrix's share in the
+# tensor-core kernels, which issue no other shared-memory instructions.
+SMEM = [f"l1tex__data_{what}_mem_shared{op}.sum"
+        for op in ("_op_ld", "_op_st", "")
+        for what in ("pipe_lsu_wavefronts", "bank_conflicts_pipe_lsu")]
+TENSOR = "regex:^sm__pipe_tensor_op_.*_cycles_active.avg.pct_of_peak_sustained_active$"
+STALL_PREFIX = "smsp__average_warps_issue_stalled_"
+STALL_SUFFIX = "_per_issue_active.ratio"
+
+
+def program_of(build, chapter):
+    if os.path.isfile(chapter):
+        return [chapter]
+    found = [p for p in sorted(glob.glob(os.path.join(build, chapter, "*")))
+             if os.path.isfile(p) and os.access(p, os.X_OK)]
+    return [p for p in found if subprocess.run([p, "--list"], capture_output=True).returncode == 0]
+
+
+def registry(program):
+    out = subprocess.run([program, "--list"], capture_output=True, text=True, check=True).stdout
+    return [dict(zip(["name", "role", "baseline", "precision", "shape"], l.split()))
+            for l in out.splitlines()]
+
+
+def num(s):
+    try:
+        return float(s.replace(",", ""))
+    except ValueError:
+        return float("nan")
+
+
+def profile(ncu, program, name, shape, out):
+    cmd = [ncu, "--clock-control", "none", "--nvtx", "--nvtx-include", f"{name}/", "-c", "4",
+           "--csv", "--page", "raw", "--metrics",
+           ",".join(list(COMMON.values()) + SMEM) + f",{TENSOR}"
+           + f",regex:^{STALL_PREFIX}.*{STALL_SUFFIX}$",
+           program, "--kernel", name, "--check", "--shapes", shape]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    with open(os.path.join(out, f"ncu_{name}.log"), "w") as f:
+        f.write(" ".join(cmd) + "\n" + p.stdout + p.stderr)
+    lines = [l for l in p.stdout.splitlines() if l.startswith('"')]
+    if p.returncode != 0 or len(lines) < 3:
+        sys.stderr.write(f"{name}: ncu failed (exit {p.returncode}); see {out}/ncu_{name}.log\n")
+        return []
+    table = list(csv.reader(io.StringIO("\n".join(lines))))
+    header, units = table[0], table[1]
+    rows = []
+    for values in table[2:]:
+        v, u = dict(zip(header, values)), dict(zip(header, units))
+        r = {k: num(v.get(m, "")) for k, m in COMMON.items()}
+        r["time_ms"] /= {"ns": 1e6, "us": 1e3, "usecond": 1e3, "nsecond": 1e6}.get(
+            u.get(COMMON["time_ms"], "ms"), 1)
+        for m in SMEM:
+            r[m] = num(v.get(m, ""))
+        r["other_wavefronts"] = r[SMEM[4]] - r[SMEM[0]] - r[SMEM[2]]
+        r["other_conflicts"] = r[SMEM[5]] - r[SMEM[1]] - r[SMEM[3]]
+        tensor = [num(v[k]) for k in header if k.startswith("sm__pipe_tensor_op_")
+                  and k.endswith(".avg.pct_of_peak_sustained_active")]
+        r["tensor%"] = max([t for t in tensor if t == t], default=float("nan"))
+        stalls = {k[len(STALL_PREFIX):-len(STALL_SUFFIX)]: num(v[k]) for k in header
+                  if k.startswith(STALL_PREFIX) and k.endswith(STALL_SUFFIX)
+                  and "not_issued" not in k}
+        top = sorted(((x, k) for k, x in stalls.items() if x == x), reverse=True)[:2]
+        r["top_stalls"] = " ".join(f"{k}:{x:.1f}" for x, k in top)
+        r["function"] = v.get("Kernel Name", "")[:40]
+        rows.append(r)
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("build")
+    ap.add_argument("chapter")
+    ap.add_argument("out", nargs="?")
+    ap.add_argument("--shape", help="MxNxK (or RxC for chapter 02); default: the program's")
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
+    if not os.path.exists(ncu):
+        sys.exit("ncu (Nsight Compute) not found")
+    programs = program_of(args.build, args.chapter)
+    if not programs:
+        sys.exit(f"no chapter program for {args.chapter} in {args.build} (build first)")
+    out = args.out or os.path.join(args.build, "profile", os.path.basename(args.chapter))
+    os.makedirs(out, exist_ok=True)
+    only = set(filter(None, args.only.split(",")))
+
+    results = []
+    for program in programs:
+        for e in registry(program):
+            if (only and e["name"] not in only) or (not only and e["role"] not in ("step", "best")):
+                continue
+            shape = args.shape or e["shape"]
+            for r in profile(ncu, program, e["name"], shape, out):
+                r.update(kernel=e["name"], precision=e["precision"], shape=shape)
+                results.append(r)
+    if not results:
+        return 1
+    cols = ["kernel", "function", "shape", "time_ms", "dram%", "sm%", "fma%", "tensor%"] + SMEM + \
+           ["other_wavefronts", "other_conflicts", "l2_read_sectors", "l2_write_sectors", "regs", "occ_theory%", "occ_achieved%",
+            "top_stalls"]
+    with open(os.path.join(out, "profile.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(results)
+
+    bf16 = any(r["precision"] == "bf16" for r in results)
+    pipe = "tensor%" if bf16 else "fma%"
+    print(f"Nsight Compute, --clock-control none; {results[0]['shape']}; stalls: warps stalled "
+          "per issued instruction; smem: wavefronts / bank conflicts")
+    print(f"{'kernel':<22} {'ms':>8} {'DRAM%':>6} {'SM%':>5} {pipe:>8} {'LDS wavef/confl':>17} "
+          f"{'STS wavef/confl':>17} {'other wavef/confl':>17} {'regs':>4} {'occ%':>5}  top stalls")
+    for r in results:
+        smem = [f"{r[SMEM[i]]:.3g}/{r[SMEM[i + 1]]:.3g}" for i in (0, 2)] + \
+               [f"{r['other_wavefronts']:.3g}/{r['other_conflicts']:.3g}"]
+        print(f"{r['kernel']:<22} {r['time_ms']:8.3f} {r['dram%']:6.1f} {r['sm%']:5.1f} "
+              f"{r[pipe]:8.1f} {smem[0]:>17} {smem[1]:>17} {smem[2]:>17} {r['regs']:4.0f} "
+              f"{r['occ_achieved%']:5.1f}  {r['top_stalls']}")
+    print(f"CSV and ncu logs: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
