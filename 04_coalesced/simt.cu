@@ -270,9 +270,9 @@ void launch_simt_bigtile(int M, int N, int K, const float* A, const float* B, fl
 // --- The best kernel: one launcher per block tile of kSimtTileOptions, in its order ---------
 template <bool kBT>
 static constexpr SimtLauncher kTileLaunchers[] = {
-    launch_simt_cfg<SimtBest, kBT>,   launch_simt_cfg<Simt128x128, kBT>,
-    launch_simt_cfg<Simt96x192, kBT>, launch_simt_cfg<Simt64x128, kBT>,
-    launch_simt_cfg<Simt64x64, kBT>,  launch_simt_cfg<Simt32x64, kBT>,
+    launch_simt_cfg<SimtBest, kBT>,  launch_simt_cfg<Simt128x128, kBT>,
+    launch_simt_cfg<Simt64x128, kBT>, launch_simt_cfg<Simt64x64, kBT>,
+    launch_simt_cfg<Simt32x64, kBT>,
 };
 template <typename Cfg>
 constexpr bool is_option(int i) {
@@ -280,27 +280,45 @@ constexpr bool is_option(int i) {
 }
 static_assert(sizeof(kTileLaunchers<false>) / sizeof(SimtLauncher) == kSimtTileOptionCount &&
                   is_option<SimtBest>(0) && is_option<Simt128x128>(1) &&
-                  is_option<Simt96x192>(2) && is_option<Simt64x128>(3) &&
-                  is_option<Simt64x64>(4) && is_option<Simt32x64>(5),
+                  is_option<Simt64x128>(2) && is_option<Simt64x64>(3) &&
+                  is_option<Simt32x64>(4),
               "one launcher per option of the heuristic, in its order");
 
-// The SM count of the current device, read once (outside any timed region: the first call
-// is a verification run).
-static int sm_count() {
+// Blocks of each option's kernel that fit on one SM, and the SM count, read once per layout
+// (outside any timed region: the first call is a verification run).
+template <typename Cfg, bool kBT>
+static int blocks_per_sm() {
+  auto kernel = simt_kernel<Cfg, kBT>;
+  if (Cfg::kSmemBytes > 48 * 1024)
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    Cfg::kSmemBytes));
+  int n = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, Cfg::kThreads,
+                                                           Cfg::kSmemBytes));
+  return n;
+}
+
+template <bool kBT>
+static int choose_tile(int M, int N) {
   static const int sms = [] {
     int dev = 0, n = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
     return n;
   }();
-  return sms;
+  static const int fit[kSimtTileOptionCount] = {
+      blocks_per_sm<SimtBest, kBT>(),   blocks_per_sm<Simt128x128, kBT>(),
+      blocks_per_sm<Simt64x128, kBT>(), blocks_per_sm<Simt64x64, kBT>(),
+      blocks_per_sm<Simt32x64, kBT>(),
+  };
+  return choose_simt_tile(M, N, sms, fit);
 }
 
 void launch_simt(int M, int N, int K, const float* A, const float* B, float* C) {
-  kTileLaunchers<false>[choose_simt_tile(M, N, sm_count())](M, N, K, A, B, C);
+  kTileLaunchers<false>[choose_tile<false>(M, N)](M, N, K, A, B, C);
 }
 void launch_simt_bt(int M, int N, int K, const float* A, const float* Bt, float* C) {
-  kTileLaunchers<true>[choose_simt_tile(M, N, sm_count())](M, N, K, A, Bt, C);
+  kTileLaunchers<true>[choose_tile<true>(M, N)](M, N, K, A, Bt, C);
 }
 
 const SimtNamedLauncher kSimtTiles[] = {
@@ -308,14 +326,12 @@ const SimtNamedLauncher kSimtTiles[] = {
     {"simt_bt_128x256", true, kTileLaunchers<true>[0]},
     {"simt_128x128", false, kTileLaunchers<false>[1]},
     {"simt_bt_128x128", true, kTileLaunchers<true>[1]},
-    {"simt_96x192", false, kTileLaunchers<false>[2]},
-    {"simt_bt_96x192", true, kTileLaunchers<true>[2]},
-    {"simt_64x128", false, kTileLaunchers<false>[3]},
-    {"simt_bt_64x128", true, kTileLaunchers<true>[3]},
-    {"simt_64x64", false, kTileLaunchers<false>[4]},
-    {"simt_bt_64x64", true, kTileLaunchers<true>[4]},
-    {"simt_32x64", false, kTileLaunchers<false>[5]},
-    {"simt_bt_32x64", true, kTileLaunchers<true>[5]},
+    {"simt_64x128", false, kTileLaunchers<false>[2]},
+    {"simt_bt_64x128", true, kTileLaunchers<true>[2]},
+    {"simt_64x64", false, kTileLaunchers<false>[3]},
+    {"simt_bt_64x64", true, kTileLaunchers<true>[3]},
+    {"simt_32x64", false, kTileLaunchers<false>[4]},
+    {"simt_bt_32x64", true, kTileLaunchers<true>[4]},
 };
 const int kSimtTilesSize = sizeof(kSimtTiles) / sizeof(kSimtTiles[0]);
 
@@ -328,6 +344,7 @@ using Sweep128x128x8 = SimtConfig<128, 128, 8, 64, 32, 8, 8, 2>;
 using Sweep128x128x8r = SimtConfig<128, 128, 8, 64, 32, 8, 8, 1>;
 using Sweep128x128x32r = SimtConfig<128, 128, 32, 64, 32, 8, 8, 1>;
 using Sweep128x64x16 = SimtConfig<128, 64, 16, 64, 32, 8, 8, 2>;
+using Sweep64x128x16 = SimtConfig<64, 128, 16, 32, 64, 8, 8, 2>;
 using Sweep128x256x8 = SimtConfig<128, 256, 8, 64, 64, 8, 16, 1>;
 using Sweep128x128x16w = SimtConfig<128, 128, 16, 32, 64, 8, 8, 1>;  // 32 x 64 warp tiles
 
@@ -337,7 +354,7 @@ const SimtNamedLauncher kSimtSweep[] = {
     {"sweep_128x128x16r", true, launch_simt_cfg<Simt128x128, true>},
     {"sweep_128x128x32r", true, launch_simt_cfg<Sweep128x128x32r, true>},
     {"sweep_128x64x16", true, launch_simt_cfg<Sweep128x64x16, true>},
-    {"sweep_64x128x16", true, launch_simt_cfg<Simt64x128, true>},
+    {"sweep_64x128x16", true, launch_simt_cfg<Sweep64x128x16, true>},
     {"sweep_128x256x16", true, launch_simt_cfg<SimtBest, true>},
     {"sweep_128x256x8", true, launch_simt_cfg<Sweep128x256x8, true>},
     {"sweep_128x128x16_w32x64", true, launch_simt_cfg<Sweep128x128x16w, true>},

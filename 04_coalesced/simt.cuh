@@ -110,48 +110,57 @@ using SimtStepBigTile = SimtConfig<128, 256, 16, 64, 64, 8, 16, 1, true, true, f
 using SimtBest = SimtConfig<128, 256, 16, 64, 64, 8, 16, 1>;
 // The smaller block tiles the shape heuristic can choose.
 using Simt128x128 = SimtConfig<128, 128, 16, 64, 32, 8, 8, 1>;
-using Simt96x192 = SimtConfig<96, 192, 16, 32, 64, 8, 8, 1>;
-using Simt64x128 = SimtConfig<64, 128, 16, 32, 64, 8, 8, 2>;
+using Simt64x128 = SimtConfig<64, 128, 8, 32, 64, 8, 8, 3>;
 using Simt64x64 = SimtConfig<64, 64, 16, 32, 32, 8, 4, 4>;
 using Simt32x64 = SimtConfig<32, 64, 16, 32, 32, 8, 4, 4>;
 
 // --- The shape heuristic ----------------------------------------------------------------------
-// A grid of T blocks on an SM count S runs in waves: the busiest SM computes ceil(T / S) block
-// tiles one after another (or a few at once, at a share of the SM each), and the kernel lasts
-// as long as that SM. With the time of a tile proportional to its area over the rate the SM
-// reaches on it, the estimated time of a block tile (BM, BN) is
-//     ceil(T / S) * BM * BN / rate,    T = ceil(M / BM) * ceil(N / BN).
-// The heuristic picks the option of least estimated time (the first, i.e. the larger tile, on
-// a tie). `rate` is each option's measured throughput per SM when every SM is busy (README).
+// A grid of T blocks runs on S SMs, b blocks at a time on each (registers and shared memory
+// set b): in waves of S * b blocks. The kernel lasts as long as its busiest SM, which computes
+// n = min(b, ceil(T / S)) tiles side by side in each of ceil(T / (S * b)) waves. A wave of n
+// tiles takes n * BM * BN / rate, where `rate` is the option's measured throughput per SM with
+// every SM busy, scaled down when the SM holds fewer than 8 warps (2 per scheduler, the fewest
+// that kept the FMA pipe busy in the ladder's profiles). So the estimated time is
+//     ceil(T / (S * b)) * n * BM * BN / (rate * min(1, n * warps / 8)).
+// The heuristic picks the option of least estimated time (the first, the larger tile, on a
+// tie). Wave quantization is the ceil(): at 3072^3 the 128 x 256 tile makes T = 288 blocks,
+// 2.18 waves of 132, so the busiest SMs compute 3 tiles where 2.18 would do (README).
 struct SimtTileOption {
   int bm, bn;
-  int rate;  // per-SM throughput with every SM busy, per mille of the 128 x 256 tile's
+  int warps;  // warps per block
+  int rate;   // per-SM throughput with every SM busy, per mille of the 128 x 256 tile's
 };
 inline constexpr SimtTileOption kSimtTileOptions[] = {
-    {128, 256, 1000},
-    {128, 128, 950},
-    {96, 192, 950},
-    {64, 128, 850},
-    {64, 64, 700},
-    {32, 64, 500},
+    {128, 256, 8, 1000},
+    {128, 128, 8, 950},
+    {64, 128, 4, 950},
+    {64, 64, 4, 810},
+    {32, 64, 2, 790},
 };
 inline constexpr int kSimtTileOptionCount = sizeof(kSimtTileOptions) / sizeof(kSimtTileOptions[0]);
 
 __host__ __device__ constexpr long long simt_blocks(int M, int N, const SimtTileOption& o) {
   return static_cast<long long>(ceil_div(M, o.bm)) * ceil_div(N, o.bn);
 }
-// Estimated time, in units of (tile area / per-mille rate): ceil(T / S) * BM * BN * 1000 / rate.
-__host__ __device__ constexpr double simt_estimated_time(int M, int N, int sms,
+// Estimated time of option o on `sms` SMs holding `blocks_per_sm` of its blocks each, in units
+// of (tile area / per-mille rate).
+__host__ __device__ constexpr double simt_estimated_time(int M, int N, int sms, int blocks_per_sm,
                                                          const SimtTileOption& o) {
-  const long long per_sm = (simt_blocks(M, N, o) + sms - 1) / sms;
-  return static_cast<double>(per_sm) * o.bm * o.bn * 1000.0 / o.rate;
+  const long long T = simt_blocks(M, N, o), slots = static_cast<long long>(sms) * blocks_per_sm;
+  const long long waves = (T + slots - 1) / slots;
+  const long long per_sm = (T + sms - 1) / sms;
+  const long long n = per_sm < blocks_per_sm ? per_sm : blocks_per_sm;  // tiles side by side
+  const double warps = static_cast<double>(n) * o.warps;
+  const double occupancy = warps < 8 ? warps / 8 : 1.0;
+  return static_cast<double>(waves * n) * o.bm * o.bn * 1000.0 / (o.rate * occupancy);
 }
-// Index into kSimtTileOptions of the block tile for an M x N output on `sms` SMs.
-__host__ inline int choose_simt_tile(int M, int N, int sms) {
+// Index into kSimtTileOptions of the block tile for an M x N output on `sms` SMs, where
+// blocks_per_sm[i] blocks of option i fit on an SM (the launcher asks the CUDA occupancy API).
+__host__ inline int choose_simt_tile(int M, int N, int sms, const int* blocks_per_sm) {
   int best = 0;
   for (int i = 1; i < kSimtTileOptionCount; ++i)
-    if (simt_estimated_time(M, N, sms, kSimtTileOptions[i]) <
-        simt_estimated_time(M, N, sms, kSimtTileOptions[best]))
+    if (simt_estimated_time(M, N, sms, blocks_per_sm[i], kSimtTileOptions[i]) <
+        simt_estimated_time(M, N, sms, blocks_per_sm[best], kSimtTileOptions[best]))
       best = i;
   return best;
 }

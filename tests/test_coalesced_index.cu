@@ -211,7 +211,6 @@ TEST(coalesced_index, simt_threads_cover_their_block_tile_once) {
   CHECK(simt_threads_cover_the_tile_once<SimtStepBigTile>());
   CHECK(simt_threads_cover_the_tile_once<SimtBest>());
   CHECK(simt_threads_cover_the_tile_once<Simt128x128>());
-  CHECK(simt_threads_cover_the_tile_once<Simt96x192>());
   CHECK(simt_threads_cover_the_tile_once<Simt64x128>());
   CHECK(simt_threads_cover_the_tile_once<Simt64x64>());
   CHECK(simt_threads_cover_the_tile_once<Simt32x64>());
@@ -236,16 +235,12 @@ TEST(coalesced_index, simt_best_is_conflict_free) {
 TEST(coalesced_index, simt_heuristic_tiles_are_conflict_free) {
   CHECK_EQ((simt_read_wavefronts<Simt128x128, true, true>()), 4);
   CHECK_EQ((simt_read_wavefronts<Simt128x128, false, true>()), 4);
-  CHECK_EQ((simt_read_wavefronts<Simt96x192, true, true>()), 4);
-  CHECK_EQ((simt_read_wavefronts<Simt96x192, false, true>()), 4);
   CHECK_EQ((simt_read_wavefronts<Simt64x128, true, true>()), 4);
   CHECK_EQ((simt_read_wavefronts<Simt64x128, false, true>()), 4);
   CHECK_EQ((simt_read_wavefronts<Simt64x64, true, true>()), 4);
   CHECK_EQ((simt_read_wavefronts<Simt64x64, false, true>()), 4);
   CHECK_EQ((simt_read_wavefronts<Simt32x64, true, true>()), 4);
   CHECK_EQ((simt_read_wavefronts<Simt32x64, false, true>()), 4);
-  CHECK_EQ((kmajor_store_wavefronts<16, 96>(true)), 1);
-  CHECK_EQ((kmajor_store_wavefronts<16, 192>(true)), 1);
   CHECK_EQ((kmajor_store_wavefronts<16, 32>(true)), 1);
   CHECK((split_swizzle_matches<16, 4, 1>()));  // B of the 32 x 32 warps with TN = 4: 8 lanes
   CHECK((split_swizzle_matches<16, 8, 1>()));
@@ -265,19 +260,34 @@ TEST(coalesced_index, ladder_steps_change_what_the_calculator_predicts) {
 }
 
 TEST(coalesced_index, heuristic_picks_full_waves) {
+  // Blocks per SM of each option on the H100 (cudaOccupancyMaxActiveBlocksPerMultiprocessor:
+  // registers decide) and its SM count.
   constexpr int kH100 = 132;
-  auto pick = [](int M, int N, int sms) { return kSimtTileOptions[choose_simt_tile(M, N, sms)]; };
-  // Large squares keep the big tile: 4096^2 / (128 x 256) = 512 blocks, 3.9 waves of 132.
-  CHECK_EQ(pick(4096, 4096, kH100).bm, 128);
-  CHECK_EQ(pick(4096, 4096, kH100).bn, 256);
-  CHECK_EQ(pick(8192, 8192, kH100).bn, 256);
+  const int fit[kSimtTileOptionCount] = {1, 1, 3, 4, 8};
+  auto pick = [&](int M, int N) { return kSimtTileOptions[choose_simt_tile(M, N, kH100, fit)]; };
+  // 4096^2 in 128 x 256 tiles: 512 blocks, 3.88 waves of 132: the big tile stays.
+  CHECK_EQ(pick(4096, 4096).bm, 128);
+  CHECK_EQ(pick(4096, 4096).bn, 256);
+  CHECK_EQ(pick(8192, 8192).bn, 256);
+  CHECK_EQ(pick(2048, 2048).bn, 256);  // 128 blocks: 0.97 of a wave
+  // 3072^2: 288 blocks of 128 x 256 are 2.18 waves (the third runs 18% full); 1152 blocks of
+  // 64 x 128, 3 per SM, are 2.91 waves of 396.
+  CHECK_EQ(pick(3072, 3072).bm, 64);
+  CHECK_EQ(pick(3072, 3072).bn, 128);
+  // 1536^2: 72 blocks of 128 x 256 leave 60 SMs idle; 288 of 64 x 128 fit in one wave of 396.
+  CHECK_EQ(pick(1536, 1536).bn, 128);
+  CHECK_EQ(pick(1536, 1536).bm, 64);
+  // Small outputs get small tiles: 512^2 in 128 x 256 tiles is 8 blocks for 132 SMs.
+  CHECK(pick(512, 512).bm * pick(512, 512).bn <= 64 * 64);
+  // The estimate follows the formula: 3072^2, 128 x 256, 1 per SM: 3 waves of one tile.
+  CHECK_EQ(simt_estimated_time(3072, 3072, kH100, 1, kSimtTileOptions[0]), 3.0 * 128 * 256);
   // The choice is the least estimated time of all options, for any shape and SM count.
   for (int sms : {1, 46, 108, 132, 170})
     for (int M : {1, 31, 512, 1000, 1024, 1536, 2048, 3072, 4096, 4097, 8192})
       for (int N : {1, 64, 512, 1536, 3072, 4095, 8192}) {
-        const double t = simt_estimated_time(M, N, sms, kSimtTileOptions[choose_simt_tile(M, N, sms)]);
-        for (const auto& o : kSimtTileOptions) CHECK(t <= simt_estimated_time(M, N, sms, o));
+        const int c = choose_simt_tile(M, N, sms, fit);
+        const double t = simt_estimated_time(M, N, sms, fit[c], kSimtTileOptions[c]);
+        for (int i = 0; i < kSimtTileOptionCount; ++i)
+          CHECK(t <= simt_estimated_time(M, N, sms, fit[i], kSimtTileOptions[i]));
       }
-  // Small outputs get smaller tiles: 512^2 in 128 x 256 tiles is 8 blocks for 132 SMs.
-  CHECK(pick(512, 512, kH100).bm * pick(512, 512, kH100).bn <= 64 * 64);
 }
