@@ -1,18 +1,19 @@
-// Chapter 04's program: the trap, its fixes and the best SIMT kernel, next to chapter 03's
-// kernels and cuBLAS for both B layouts.
+// Chapter 04's program: the trap and its fixes, the SIMT ladder and the best SIMT kernel, next
+// to chapter 03's kernels and cuBLAS for both B layouts.
 #include "03_tiled/tiled.cuh"
 #include "04_coalesced/coalesced.cuh"
+#include "04_coalesced/simt.cuh"
 #include "common/gemm.h"
 
 int main(int argc, char** argv) {
   CliSpec spec;
   spec.program = "04_coalesced/coalesced";
   spec.summary =
-      "Chapter 04: Bᵀ (K-major) loads, the bank-conflict trap and its fix, the best SIMT "
-      "kernel (FP32).";
+      "Chapter 04: Bᵀ (K-major) loads, the bank-conflict trap and its fix, the SIMT ladder to "
+      "the best SIMT kernel (FP32).";
   spec.default_shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4000, 3000, 2000}};
   constexpr BLayout kB = BLayout::kRowMajor, kBt = BLayout::kTransposed;
-  const std::vector<GemmKernel> kernels = {
+  std::vector<GemmKernel> kernels = {
       {"cublas", kB, nullptr},
       {"cublas_bt", kBt, nullptr},
       // cuBLAS in its default math mode, timed as a % of the pedantic FP32 `cublas` above.
@@ -26,12 +27,22 @@ int main(int argc, char** argv) {
       {"tiled_bt_trap_free", kBt, launch_tiled_bt_trap_free, Role::kSweep},
       {"tiled_bt_padded_free", kBt, launch_tiled_bt_padded_free, Role::kSweep},
       {"tiled_bt_swizzled_free", kBt, launch_tiled_bt_swizzled_free, Role::kSweep},
-      {"tiled_2d", kB, launch_tiled_2d, Role::kPrevious},  // chapter 03's best
-      {"simt", kB, launch_simt},
-      {"simt_bt", kBt, launch_simt_bt},
+      {"tiled_2d", kB, launch_tiled_2d, Role::kPrevious},  // ch. 03's best: the ladder starts here
+      {"simt_lds128", kB, launch_simt_lds128},
+      {"simt_vec", kB, launch_simt_vec},
+      {"simt_swizzle", kB, launch_simt_swizzle},
+      {"simt_warps", kB, launch_simt_warps},
+      {"simt_bigtile", kB, launch_simt_bigtile},
+      {"simt", kB, launch_simt, Role::kBest},
+      {"simt_bt", kBt, launch_simt_bt, Role::kBest},
   };
-  std::vector<GemmKernel> all = kernels;
-  // The sweep of tile shapes (Bᵀ layout); simt and simt_bt use the winner.
-  for (int i = 0; i < kSimtSweepSize; ++i) all.push_back({kSimtSweep[i].name, kBt, kSimtSweep[i].launch});
-  return run_gemm_chapter(spec, all, argc, argv);
+  // Each block tile of the shape heuristic by name (--kernel simt_64x64 overrides the
+  // heuristic), and the tile sweep behind SimtBest: only with --kernel sweep or by name.
+  for (int i = 0; i < kSimtTilesSize; ++i)
+    kernels.push_back({kSimtTiles[i].name, kSimtTiles[i].bt ? kBt : kB, kSimtTiles[i].launch,
+                       Role::kSweep});
+  for (int i = 0; i < kSimtSweepSize; ++i)
+    kernels.push_back({kSimtSweep[i].name, kSimtSweep[i].bt ? kBt : kB, kSimtSweep[i].launch,
+                       Role::kSweep});
+  return run_gemm_chapter(spec, kernels, argc, argv);
 }

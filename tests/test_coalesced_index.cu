@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "04_coalesced/coalesced.cuh"
+#include "04_coalesced/simt.cuh"
 #include "common/access_model.h"
 #include "harness.h"
 
@@ -156,4 +157,137 @@ TEST(coalesced_index, simt_float4_reads_take_the_ideal_four_wavefronts) {
   CHECK_EQ((simt_a_read_wavefronts<SimtConfig<128, 128, 16, 64, 32, 8, 8, 1>>()), 4);
   CHECK_EQ((simt_a_read_wavefronts<SimtConfig<128, 128, 8, 64, 32, 8, 8, 1>>()), 4);
   CHECK_EQ((simt_a_read_wavefronts<SimtConfig<64, 128, 16, 32, 64, 8, 8, 1>>()), 4);
+}
+
+namespace {
+// Every element of the (BM, BN) block tile is computed by exactly one thread (SimtThread, the
+// kernel's own index functions), and every index stays inside the tile.
+template <typename Cfg>
+bool simt_threads_cover_the_tile_once() {
+  std::vector<int> hits(Cfg::BM * Cfg::BN, 0);
+  for (int tid = 0; tid < Cfg::kThreads; ++tid) {
+    const SimtThread<Cfg> th(tid);
+    for (int i = 0; i < Cfg::TM; ++i)
+      for (int j = 0; j < Cfg::TN; ++j) {
+        const int r = th.row(i), c = th.col(j);
+        if (r < 0 || r >= Cfg::BM || c < 0 || c >= Cfg::BN) return false;
+        ++hits[r * Cfg::BN + c];
+      }
+  }
+  for (int h : hits)
+    if (h != 1) return false;
+  return true;
+}
+
+// Wavefronts of the inner loop's float4 reads of one operand tile (A: rows, lanes lr; Bᵀ or B:
+// columns, lanes lc), worst over warps, k and pieces, for the kernel's own offsets.
+template <typename Cfg, bool kA, bool kSwizzled>
+int simt_read_wavefronts() {
+  constexpr int BX = kA ? Cfg::BM : Cfg::BN, kPieces = kA ? Cfg::TM / 4 : Cfg::TN / 4;
+  constexpr int kLanes = kA ? Cfg::kLaneRows : Cfg::kLaneCols;
+  constexpr int kStride = kA ? Cfg::kPieceStrideM : Cfg::kPieceStrideN;
+  int worst = 0;
+  for (int warp = 0; warp < Cfg::kThreads / 32; ++warp)
+    for (int k = 0; k < Cfg::BK; ++k)
+      for (int p = 0; p < kPieces; ++p) {
+        uint32_t a[32];
+        for (int lane = 0; lane < 32; ++lane) {
+          const SimtThread<Cfg> th(warp * 32 + lane);
+          const int x0 = kA ? th.wm : th.wn, l = kA ? th.lr : th.lc;
+          const int x = kSwizzled ? x0 + swizzle_piece_part<Cfg::BK, kLanes>(k, p) +
+                                        swizzle_lane_part<Cfg::BK, kLanes>(k, l)
+                                  : x0 + p * kStride + l * 4;
+          a[lane] = 4 * (k * BX + x);
+        }
+        worst = std::max(worst, shared_wavefronts(a, 32, 16));
+      }
+  return worst;
+}
+}  // namespace
+
+TEST(coalesced_index, simt_threads_cover_their_block_tile_once) {
+  CHECK(simt_threads_cover_the_tile_once<SimtStepLds128>());  // no warp tiling: 16 x 16 grid
+  CHECK(simt_threads_cover_the_tile_once<SimtStepWarps>());
+  CHECK(simt_threads_cover_the_tile_once<SimtStepBigTile>());
+  CHECK(simt_threads_cover_the_tile_once<SimtBest>());
+  CHECK(simt_threads_cover_the_tile_once<Simt128x128>());
+  CHECK(simt_threads_cover_the_tile_once<Simt64x128>());
+  CHECK(simt_threads_cover_the_tile_once<Simt64x64>());
+  CHECK(simt_threads_cover_the_tile_once<Simt32x64>());
+}
+
+TEST(coalesced_index, simt_best_is_conflict_free) {
+  // The shipped configuration: its transposing stores (A, and Bᵀ in simt_bt) take one
+  // wavefront, its float4 reads of A and of Bᵀ (swizzled) and of B (plain) the ideal four.
+  using C = SimtBest;
+  CHECK_EQ((kmajor_store_wavefronts<C::BK, C::BM>(true)), 1);
+  CHECK_EQ((kmajor_store_wavefronts<C::BK, C::BN>(true)), 1);
+  CHECK_EQ((simt_read_wavefronts<C, true, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<C, false, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<C, false, false>()), 4);
+  CHECK_EQ((simt_a_read_wavefronts<C>()), 4);
+  CHECK((split_swizzle_matches<C::BK, C::kLaneRows, C::TM / 4>()));
+  CHECK((split_swizzle_matches<C::BK, C::kLaneCols, C::TN / 4>()));
+  CHECK((kmajor_swizzle_is_a_row_permutation<C::BK, C::BM>()));
+  CHECK((kmajor_swizzle_is_a_row_permutation<C::BK, C::BN>()));
+}
+
+TEST(coalesced_index, simt_heuristic_tiles_are_conflict_free) {
+  CHECK_EQ((simt_read_wavefronts<Simt128x128, true, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt128x128, false, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt64x128, true, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt64x128, false, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt64x64, true, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt64x64, false, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt32x64, true, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<Simt32x64, false, true>()), 4);
+  CHECK_EQ((kmajor_store_wavefronts<16, 32>(true)), 1);
+  CHECK((split_swizzle_matches<16, 4, 1>()));  // B of the 32 x 32 warps with TN = 4: 8 lanes
+  CHECK((split_swizzle_matches<16, 8, 1>()));
+}
+
+TEST(coalesced_index, ladder_steps_change_what_the_calculator_predicts) {
+  // simt_lds128 -> simt_swizzle: the transposing store of A goes from 4-way to conflict-free.
+  CHECK_EQ((kmajor_store_wavefronts<SimtStepLds128::BK, SimtStepLds128::BM>(false)), 4);
+  CHECK_EQ((kmajor_store_wavefronts<SimtStepSwizzle::BK, SimtStepSwizzle::BM>(true)), 1);
+  // The 16 x 16 thread grid's reads of A are 16-byte reads of 16 distinct float4s (256 bytes):
+  // swizzled or not, more wavefronts than the 64 x 32 warp tile's 8 distinct float4s.
+  const int no_warps = simt_read_wavefronts<SimtStepSwizzle, true, true>();
+  const int warps = simt_read_wavefronts<SimtStepWarps, true, true>();
+  std::printf("  A reads: 16 x 16 grid %d wavefronts, 64 x 32 warp tiles %d\n", no_warps, warps);
+  CHECK_EQ((simt_read_wavefronts<SimtStepLds128, true, false>()), no_warps);
+  CHECK(warps <= no_warps);
+}
+
+TEST(coalesced_index, heuristic_picks_full_waves) {
+  // Blocks per SM of each option on the H100 (cudaOccupancyMaxActiveBlocksPerMultiprocessor:
+  // registers decide) and its SM count.
+  constexpr int kH100 = 132;
+  const int fit[kSimtTileOptionCount] = {1, 1, 3, 4, 8};
+  auto pick = [&](int M, int N) { return kSimtTileOptions[choose_simt_tile(M, N, kH100, fit)]; };
+  // 4096^2 in 128 x 256 tiles: 512 blocks, 3.88 waves of 132: the big tile stays.
+  CHECK_EQ(pick(4096, 4096).bm, 128);
+  CHECK_EQ(pick(4096, 4096).bn, 256);
+  CHECK_EQ(pick(8192, 8192).bn, 256);
+  CHECK_EQ(pick(2048, 2048).bn, 256);  // 128 blocks: 0.97 of a wave
+  // 3072^2: 288 blocks of 128 x 256 are 2.18 waves (the third runs 18% full); 1152 blocks of
+  // 64 x 128, 3 per SM, are 2.91 waves of 396.
+  CHECK_EQ(pick(3072, 3072).bm, 64);
+  CHECK_EQ(pick(3072, 3072).bn, 128);
+  // 1536^2: 72 blocks of 128 x 256 leave 60 SMs idle; 288 of 64 x 128 fit in one wave of 396.
+  CHECK_EQ(pick(1536, 1536).bn, 128);
+  CHECK_EQ(pick(1536, 1536).bm, 64);
+  // Small outputs get small tiles: 512^2 in 128 x 256 tiles is 8 blocks for 132 SMs.
+  CHECK(pick(512, 512).bm * pick(512, 512).bn <= 64 * 64);
+  // The estimate follows the formula: 3072^2, 128 x 256, 1 per SM: 3 waves of one tile.
+  CHECK_EQ(simt_estimated_time(3072, 3072, kH100, 1, kSimtTileOptions[0]), 3.0 * 128 * 256);
+  // The choice is the least estimated time of all options, for any shape and SM count.
+  for (int sms : {1, 46, 108, 132, 170})
+    for (int M : {1, 31, 512, 1000, 1024, 1536, 2048, 3072, 4096, 4097, 8192})
+      for (int N : {1, 64, 512, 1536, 3072, 4095, 8192}) {
+        const int c = choose_simt_tile(M, N, sms, fit);
+        const double t = simt_estimated_time(M, N, sms, fit[c], kSimtTileOptions[c]);
+        for (int i = 0; i < kSimtTileOptionCount; ++i)
+          CHECK(t <= simt_estimated_time(M, N, sms, fit[i], kSimtTileOptions[i]));
+      }
 }
