@@ -118,12 +118,12 @@ __global__ void __launch_bounds__(wmma_cfg::kThreads, 2)
   using namespace nvcuda;
   using namespace wmma_cfg;
   constexpr int FM = WM / 16, FN = WN / 16;  // fragments per warp
-  // The tiles, then (after the main loop) each warp's (16, 16) FP32 staging area for C.
-  constexpr int kTileBytes = (ATile::kElems + BTile::kElems) * 2;
+  // Two stages of tiles, then (after the main loop) each warp's (16, 16) FP32 staging area.
+  constexpr int kTileBytes = 2 * (ATile::kElems + BTile::kElems) * 2;
   constexpr int kStageBytes = kThreads / 32 * 16 * 16 * 4;
   __shared__ __align__(128) unsigned char smem[kTileBytes > kStageBytes ? kTileBytes : kStageBytes];
-  bf16* As = reinterpret_cast<bf16*>(smem);  // (BM, BK), rows of BK + 8
-  bf16* Bs = As + ATile::kElems;             // (BN, BK), rows of BK + 8
+  bf16* As = reinterpret_cast<bf16*>(smem);  // 2 stages of (BM, BK), rows of BK + 8
+  bf16* Bs = As + 2 * ATile::kElems;         // 2 stages of (BN, BK), rows of BK + 8
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
@@ -136,15 +136,25 @@ __global__ void __launch_bounds__(wmma_cfg::kThreads, 2)
 #pragma unroll
     for (int j = 0; j < FN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
 
+  // Chapter 04's double buffering: the next tile's loads are in flight while this one is
+  // computed, then stored into the other stage.
   TileLoader<BM, BK, TileLayout::kPadded, kThreads> a_ld;
   TileLoader<BN, BK, TileLayout::kPadded, kThreads> b_ld;
-  for (int k0 = 0; k0 < K; k0 += BK) {
-    a_ld.load(A, M, K, m0, k0, K, a_vec);
-    b_ld.load(Bt, N, K, n0, k0, K, b_vec);
-    a_ld.store(As);
-    b_ld.store(Bs);
-    __syncthreads();  // the tiles are complete before any warp reads them
+  const int tiles = ceil_div(K, BK);
+  a_ld.load(A, M, K, m0, 0, K, a_vec);
+  b_ld.load(Bt, N, K, n0, 0, K, b_vec);
+  a_ld.store(As);
+  b_ld.store(Bs);
+  __syncthreads();  // stage 0 is complete before any warp reads it
 
+  for (int t = 0; t < tiles; ++t) {
+    const int stage = t % 2;
+    if (t + 1 < tiles) {
+      a_ld.load(A, M, K, m0, (t + 1) * BK, K, a_vec);
+      b_ld.load(Bt, N, K, n0, (t + 1) * BK, K, b_vec);
+    }
+    const bf16* as = As + stage * ATile::kElems;
+    const bf16* bs = Bs + stage * BTile::kElems;
 #pragma unroll
     for (int kk = 0; kk < BK; kk += 16) {
       wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> a[FM];
@@ -152,16 +162,21 @@ __global__ void __launch_bounds__(wmma_cfg::kThreads, 2)
       wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> b[FN];
 #pragma unroll
       for (int i = 0; i < FM; ++i)
-        wmma::load_matrix_sync(a[i], As + ATile::offset(wm + 16 * i, kk), ATile::kRowElems);
+        wmma::load_matrix_sync(a[i], as + ATile::offset(wm + 16 * i, kk), ATile::kRowElems);
 #pragma unroll
       for (int j = 0; j < FN; ++j)
-        wmma::load_matrix_sync(b[j], Bs + BTile::offset(wn + 16 * j, kk), BTile::kRowElems);
+        wmma::load_matrix_sync(b[j], bs + BTile::offset(wn + 16 * j, kk), BTile::kRowElems);
 #pragma unroll
       for (int i = 0; i < FM; ++i)
 #pragma unroll
         for (int j = 0; j < FN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
     }
-    __syncthreads();  // every warp is done reading before the next iteration overwrites them
+    // The other stage was last read in iteration t - 1, which every warp has finished.
+    if (t + 1 < tiles) {
+      a_ld.store(As + (1 - stage) * ATile::kElems);
+      b_ld.store(Bs + (1 - stage) * BTile::kElems);
+    }
+    __syncthreads();  // the next stage is complete, and this one is free to be overwritten
   }
 
   // Epilogue. Which lane holds which accumulator element is unspecified for WMMA, so each
@@ -204,8 +219,9 @@ __device__ __forceinline__ void mma_block_tile(const MmaArgs& args, int m0, int 
   using ATile = SmemTile<BM, BK, L>;
   using BTile = SmemTile<BN, BK, L>;
   extern __shared__ __align__(128) unsigned char smem_raw[];
-  bf16* As = reinterpret_cast<bf16*>(smem_raw);  // (BM, BK)
-  bf16* Bs = As + ATile::kElems;                 // (BN, BK)
+  constexpr int kBuf = Cfg::kBuffers;
+  bf16* As = reinterpret_cast<bf16*>(smem_raw);  // kBuf stages of (BM, BK)
+  bf16* Bs = As + kBuf * ATile::kElems;          // kBuf stages of (BN, BK)
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm = (warp / Cfg::kWarpsN) * Cfg::WM, wn = (warp % Cfg::kWarpsN) * Cfg::WN;
@@ -224,14 +240,27 @@ __device__ __forceinline__ void mma_block_tile(const MmaArgs& args, int m0, int 
   }
 
   float acc[MI][NI][4] = {};
-  TileLoader<BM, BK, L, Cfg::kThreads> a_ld;
+  TileLoader<BM, BK, L, Cfg::kThreads> a_ld;  // the next tile, in registers on its way to smem
   TileLoader<BN, BK, L, Cfg::kThreads> b_ld;
-  for (int k0 = k_begin; k0 < k_end; k0 += BK) {
-    a_ld.load(args.A, args.M, args.lda, m0, k0, k_end, a_vec);
-    b_ld.load(args.Bt, args.N, args.ldb, n0, k0, k_end, b_vec);
+  const int tiles = ceil_div(k_end - k_begin, BK);
+  if (tiles > 0) {
+    a_ld.load(args.A, args.M, args.lda, m0, k_begin, k_end, a_vec);
+    b_ld.load(args.Bt, args.N, args.ldb, n0, k_begin, k_end, b_vec);
     a_ld.store(As);
     b_ld.store(Bs);
-    __syncthreads();  // the tiles are complete before any warp reads them
+  }
+  __syncthreads();  // stage 0 is complete before any warp reads it
+
+  for (int t = 0; t < tiles; ++t) {
+    const int stage = kBuf == 2 ? t % 2 : 0;
+    // Chapter 04's double buffering: issue the next tile's global loads now; they complete
+    // while this tile is computed.
+    if (kBuf == 2 && t + 1 < tiles) {
+      a_ld.load(args.A, args.M, args.lda, m0, k_begin + (t + 1) * BK, k_end, a_vec);
+      b_ld.load(args.Bt, args.N, args.ldb, n0, k_begin + (t + 1) * BK, k_end, b_vec);
+    }
+    const bf16* as = As + stage * ATile::kElems;
+    const bf16* bs = Bs + stage * BTile::kElems;
 
 #pragma unroll
     for (int s = 0; s < KS; ++s) {
@@ -239,13 +268,13 @@ __device__ __forceinline__ void mma_block_tile(const MmaArgs& args, int m0, int 
 #pragma unroll
       for (int i = 0; i < MI; ++i) {
         if constexpr (F == FragLoad::kLdmatrix) {
-          ldmatrix_x4(a[i], smem_addr(As + a_off[s] + 16 * i * ATile::kRowElems));
+          ldmatrix_x4(a[i], smem_addr(as + a_off[s] + 16 * i * ATile::kRowElems));
         } else {  // register r: the 2 BF16 at (a_row, a_col) of the fragment map, one LDS.32
           static_assert(L == TileLayout::kPadded, "the plain-LDS step uses the padded tile");
 #pragma unroll
           for (int r = 0; r < 4; ++r)
             a[i][r] = *reinterpret_cast<const uint32_t*>(
-                As + ATile::offset(wm + 16 * i + Mma16816::a_row(lane, r),
+                as + ATile::offset(wm + 16 * i + Mma16816::a_row(lane, r),
                                    16 * s + Mma16816::a_col(lane, r, 0)));
         }
       }
@@ -253,7 +282,7 @@ __device__ __forceinline__ void mma_block_tile(const MmaArgs& args, int m0, int 
       for (int j = 0; j < NI; j += 2) {  // two n8 tiles: 16 rows of Bᵀ
         if constexpr (F == FragLoad::kLdmatrix) {
           uint32_t r[4];
-          ldmatrix_x4(r, smem_addr(Bs + b_off[s] + 8 * j * BTile::kRowElems));
+          ldmatrix_x4(r, smem_addr(bs + b_off[s] + 8 * j * BTile::kRowElems));
           b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
         } else {  // register r of n-tile j + h: the 2 BF16 at (b_n, b_k), one LDS.32
 #pragma unroll
@@ -261,7 +290,7 @@ __device__ __forceinline__ void mma_block_tile(const MmaArgs& args, int m0, int 
 #pragma unroll
             for (int r = 0; r < 2; ++r)
               b[j + h][r] = *reinterpret_cast<const uint32_t*>(
-                  Bs + BTile::offset(wn + 8 * (j + h) + Mma16816::b_n(lane),
+                  bs + BTile::offset(wn + 8 * (j + h) + Mma16816::b_n(lane),
                                      16 * s + Mma16816::b_k(lane, r, 0)));
         }
       }
@@ -270,7 +299,22 @@ __device__ __forceinline__ void mma_block_tile(const MmaArgs& args, int m0, int 
 #pragma unroll
         for (int j = 0; j < NI; ++j) mma_16816(acc[i][j], a[i], b[j]);
     }
-    __syncthreads();  // every warp is done reading before the next iteration overwrites them
+    if constexpr (kBuf == 2) {
+      // The other stage was last read in iteration t - 1, which every warp has finished (the
+      // barrier below): it can take the tile loaded above.
+      if (t + 1 < tiles) {
+        a_ld.store(As + (1 - stage) * ATile::kElems);
+        b_ld.store(Bs + (1 - stage) * BTile::kElems);
+      }
+      __syncthreads();  // the next stage is complete, and this one is free to be overwritten
+    } else if (t + 1 < tiles) {
+      __syncthreads();  // every warp is done reading before the tile is overwritten
+      a_ld.load(args.A, args.M, args.lda, m0, k_begin + (t + 1) * BK, k_end, a_vec);
+      b_ld.load(args.Bt, args.N, args.ldb, n0, k_begin + (t + 1) * BK, k_end, b_vec);
+      a_ld.store(As);
+      b_ld.store(Bs);
+      __syncthreads();  // the tile is complete before any warp reads it
+    }
   }
 
   // Epilogue, straight from the registers: c0, c1 (and c2, c3, 8 rows down) are adjacent
@@ -305,8 +349,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(Mma
 
 template <typename Cfg, TileLayout L, FragLoad F>
 static void launch_mma_args(const MmaArgs& args, int splits) {
-  constexpr int kSmemBytes =
-      (SmemTile<Cfg::BM, Cfg::BK, L>::kElems + SmemTile<Cfg::BN, Cfg::BK, L>::kElems) * 2;
+  constexpr int kSmemBytes =  // kBuffers stages of BF16 tiles
+      Cfg::kBuffers * (SmemTile<Cfg::BM, Cfg::BK, L>::kElems + SmemTile<Cfg::BN, Cfg::BK, L>::kElems) * 2;
   auto kernel = mma_kernel<Cfg, L, F>;
   // Above 48 KiB of dynamic shared memory a kernel must opt in; once per kernel, so that no
   // host call sits between the timing events and the launch.
@@ -327,11 +371,15 @@ static void launch_mma(int M, int N, int K, const bf16* A, const bf16* Bt, float
   launch_mma_args<Cfg, L, F>(make_mma_args(M, N, K, A, Bt, C), 1);
 }
 
-// The sweep's configurations: MmaConfig<BM, BN, BK, WM, WN, MinBlocks>, swizzled + ldmatrix.
+// The sweep's configurations: MmaConfig<BM, BN, BK, WM, WN, MinBlocks[, Buffers]>, all with
+// the swizzled tile and ldmatrix.
 using Mma128x128x64 = MmaConfig<128, 128, 64, 64, 32, 2>;
 using Mma128x256x32 = MmaConfig<128, 256, 32, 64, 64, 1>;
-using Mma128x128x32w = MmaConfig<128, 128, 32, 64, 64, 2>;   // 4 warps of (64, 64)
+using Mma256x128x32 = MmaConfig<256, 128, 32, 64, 64, 1>;
+using Mma128x128x32w = MmaConfig<128, 128, 32, 64, 64, 2>;  // 4 warps of (64, 64)
 using Mma128x256x64 = MmaConfig<128, 256, 64, 64, 64, 1>;
+using Mma128x128x32s = MmaConfig<128, 128, 32, 64, 32, 2, 1>;  // MmaStep, single buffer
+
 void launch_mma_lds(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
   launch_mma<MmaStep, TileLayout::kPadded, FragLoad::kLds>(M, N, K, A, Bt, C);
 }
@@ -346,11 +394,16 @@ void launch_mma_best(const MmaArgs& args, int splits) {
 }
 int mma_best_block_k() { return MmaBest::BK; }
 
+template <typename Cfg>
+static void launch_sweep(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  launch_mma<Cfg, TileLayout::kSwizzled, FragLoad::kLdmatrix>(M, N, K, A, Bt, C);
+}
 const Bf16SweepEntry kMmaSweep[] = {
-    {"sweep_128x128x64", launch_mma<Mma128x128x64, TileLayout::kSwizzled, FragLoad::kLdmatrix>},
-    {"sweep_128x256x32", launch_mma<Mma128x256x32, TileLayout::kSwizzled, FragLoad::kLdmatrix>},
-    {"sweep_128x128x32_w64x64",
-     launch_mma<Mma128x128x32w, TileLayout::kSwizzled, FragLoad::kLdmatrix>},
-    {"sweep_128x256x64", launch_mma<Mma128x256x64, TileLayout::kSwizzled, FragLoad::kLdmatrix>},
+    {"sweep_128x128x32_single", launch_sweep<Mma128x128x32s>},
+    {"sweep_128x128x64", launch_sweep<Mma128x128x64>},
+    {"sweep_128x256x32", launch_sweep<Mma128x256x32>},
+    {"sweep_256x128x32", launch_sweep<Mma256x128x32>},
+    {"sweep_128x128x32_w64x64", launch_sweep<Mma128x128x32w>},
+    {"sweep_128x256x64", launch_sweep<Mma128x256x64>},
 };
 const int kMmaSweepSize = sizeof(kMmaSweep) / sizeof(kMmaSweep[0]);

@@ -90,13 +90,18 @@ struct SmemTile {
 // --- The mma.sync kernels' tiling ---------------------------------------------------------------
 // Block tile (BM, BN), K slab BK; warps of (WM, WN); each warp a grid of (WM / 16) x (WN / 8)
 // m16n8k16 instructions. MinBlocks: the blocks per SM the compiler must leave registers for.
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int MinBlocks_>
+// Buffers: 2 = chapter 04's double buffering (the next tile's global loads in flight during
+// the compute, stored into the other shared stage after it); 1 = load, barrier, compute,
+// barrier (the README measures the difference).
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int MinBlocks_, int Buffers_ = 2>
 struct MmaConfig {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_;
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
   static constexpr int kThreads = kWarpsM * kWarpsN * 32;
   static constexpr int kMI = WM / Mma16816::kM, kNI = WN / Mma16816::kN;  // mma tiles per warp
   static constexpr int kMinBlocks = MinBlocks_;
+  static constexpr int kBuffers = Buffers_;
+  static_assert(kBuffers == 1 || kBuffers == 2, "single or double buffering");
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles divide the block tile");
   static_assert(WM % 16 == 0 && WN % 16 == 0, "ldmatrix.x4 loads 16 rows of A or of Bᵀ");
   static_assert((BM * BK / 8) % kThreads == 0 && (BN * BK / 8) % kThreads == 0,
