@@ -111,10 +111,11 @@ struct MmaConfig {
                 "(for the swizzle: whole periods), so the kernel adds it as a constant");
 };
 
-// The ladder's tiling, for every mma.sync step: (128, 128) block tiles, BK 32, 8 warps of
-// (64, 32), 2 blocks per SM. MmaBest: the configuration of launch_mma_best (README's sweep).
+// The ladder's tiling, for the mma.sync steps: (128, 128) block tiles, BK 32, 8 warps of
+// (64, 32), 2 blocks per SM. MmaBest, the winner of the README's sweep (mma_tuned,
+// launch_mma_best): (128, 256) block tiles, BK 64, 8 warps of (64, 64), 1 block per SM.
 using MmaStep = MmaConfig<128, 128, 32, 64, 32, 2>;
-using MmaBest = MmaStep;
+using MmaBest = MmaConfig<128, 256, 64, 64, 64, 1>;
 
 // The argument of the mma.sync kernels. C (M x N, leading dimension ldc) = A (M x K, lda) *
 // Bᵀ (N x K, ldb)ᵀ over the K range of the block: block z of the grid sums k in
@@ -140,6 +141,7 @@ void launch_wmma(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_mma_lds(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_mma_ldmatrix(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_mma_swizzle(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+void launch_mma_tuned(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 // The best kernel with a general MmaArgs and grid depth (split-K: splits = gridDim.z).
 void launch_mma_best(const MmaArgs& args, int splits);
 int mma_best_block_k();  // BK of the best kernel: k_chunk must be a multiple of it
