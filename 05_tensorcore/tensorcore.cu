@@ -12,8 +12,11 @@
 //                 every lane (a whole A fragment, or the B fragments of two n8 tiles).
 //   mma_swizzle   the tile unpadded and XOR-swizzled: ldmatrix and the 128-bit stores that
 //                 fill the tile are both free of bank conflicts.
-// Loads are synchronous (global -> registers -> shared, then a barrier); chapter 07 makes them
-// asynchronous. Every M, N, K >= 1: partial tiles zero-filled on load, masked on store;
+//   mma_tuned     mma_swizzle with the sweep's best tiling: (128, 256) block tiles, BK 64,
+//                 8 warps of (64, 64), one block per SM (MmaBest, launch_mma_best).
+// Every kernel keeps chapter 04's double buffering: the next tile's global loads are issued
+// into registers before this tile's math and stored to the other shared stage after it. The
+// loads stay synchronous (global -> registers -> shared); chapter 07 makes them asynchronous. Every M, N, K >= 1: partial tiles zero-filled on load, masked on store;
 // 128-bit global loads where rows are 16-byte aligned (K % 8 == 0), element loads elsewhere.
 //
 // Build and run (from the repository root):
