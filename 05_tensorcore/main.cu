@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
       {"mma_lds", kBt, launch_mma_lds},
       {"mma_ldmatrix", kBt, launch_mma_ldmatrix},
       {"mma_swizzle", kBt, launch_mma_swizzle},
-      {"mma_tuned", kBt, launch_mma_tuned},
+      {"mma_tuned", kBt, launch_mma_tuned, Role::kBest},
   };
   for (int i = 0; i < kMmaSweepSize; ++i)
     kernels.push_back({kMmaSweep[i].name, kBt, kMmaSweep[i].launch, Role::kSweep});
