@@ -2,8 +2,11 @@
 // chapters use (run_gemm_chapter, run_copy_chapter), and the tests expect it to FAIL
 // (`should_fail: true` in tests/meson.build): proof, end to end, that the check path catches
 // a wrong kernel: a missing term of the sum, one element off by one, a wrong output stride.
+// The BF16 pair goes through the tensor-core chapters' path (exact FP64 reference, the
+// tensor-core tolerance), which is a different check from the FP32 one.
 //
 //   ./build/tests/wrong_kernels gemm --kernel wrong_skip_k --check --shapes 64x64x64   # exit 1
+//   ./build/tests/wrong_kernels gemm_bf16 --kernel bf16_skip_k --check --shapes 64x64x4096
 //   ./build/tests/wrong_kernels transpose --kernel transpose_wrong_stride --check --shapes 31x33
 #include <cstring>
 
@@ -45,6 +48,29 @@ void launch_naive_like(int M, int N, int K, const float* A, const float* B, floa
   CUDA_CHECK_LAUNCH();
 }
 
+// BF16 A (M x K) and Bᵀ (N x K), one thread per element of C, FP32 sums over k < K - Skip:
+// Skip = 0 is right (the control), Skip = 1 drops the last product term of every element.
+template <int Skip>
+__global__ void bf16_naive_kernel(int M, int N, int K, const __nv_bfloat16* __restrict__ A,
+                                  const __nv_bfloat16* __restrict__ Bt, float* __restrict__ C) {
+  const RowCol e = naive_coalesced_element(blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y);
+  if (e.row >= M || e.col >= N) return;
+  float acc = 0.0f;
+  for (int k = 0; k < K - Skip; ++k)
+    acc = fmaf(__bfloat162float(A[int64_t(e.row) * K + k]),
+               __bfloat162float(Bt[int64_t(e.col) * K + k]), acc);
+  C[int64_t(e.row) * N + e.col] = acc;
+}
+
+template <int Skip>
+void launch_bf16_naive(int M, int N, int K, const __nv_bfloat16* A, const __nv_bfloat16* Bt,
+                       float* C) {
+  dim3 block(kNaiveBlock, kNaiveBlock);
+  dim3 grid(ceil_div(N, kNaiveBlock), ceil_div(M, kNaiveBlock));
+  bf16_naive_kernel<Skip><<<grid, block>>>(M, N, K, A, Bt, C);
+  CUDA_CHECK_LAUNCH();
+}
+
 // A transpose with the classic stride mistake: output rows are `cols` long instead of `rows`.
 // Right for square matrices, wrong for every other shape (writes that would leave the buffer
 // are dropped, so the error is in the values, not a crash).
@@ -68,9 +94,10 @@ void launch_transpose_wrong_stride(int rows, int cols, const float* in, float* o
 
 int main(int argc, char** argv) {
   const bool gemm = argc > 1 && std::strcmp(argv[1], "gemm") == 0;
+  const bool gemm_bf16 = argc > 1 && std::strcmp(argv[1], "gemm_bf16") == 0;
   const bool transpose = argc > 1 && std::strcmp(argv[1], "transpose") == 0;
-  if (!gemm && !transpose) {
-    std::fprintf(stderr, "usage: wrong_kernels gemm|transpose [chapter options]\n");
+  if (!gemm && !gemm_bf16 && !transpose) {
+    std::fprintf(stderr, "usage: wrong_kernels gemm|gemm_bf16|transpose [chapter options]\n");
     return kExitUsage;
   }
   argv[1] = argv[0];  // the driver parses the rest as a chapter program would
@@ -84,6 +111,16 @@ int main(int argc, char** argv) {
         {"naive_coalesced", BLayout::kRowMajor, launch_naive_coalesced},  // a right one
         {"wrong_skip_k", BLayout::kRowMajor, launch_naive_like<wrong_skip_k_kernel>},
         {"wrong_off_by_one", BLayout::kRowMajor, launch_naive_like<wrong_off_by_one_kernel>},
+    };
+    return run_gemm_chapter(spec, kernels, argc - 1, argv + 1);
+  }
+  if (gemm_bf16) {
+    spec.program = "tests/wrong_kernels gemm_bf16";
+    spec.summary = "A deliberately wrong BF16 GEMM: it must fail verification.";
+    static const std::vector<Bf16GemmKernel> kernels = {
+        {"cublas_bt", BLayout::kTransposed, nullptr},
+        {"bf16_naive", BLayout::kTransposed, launch_bf16_naive<0>},  // a right one
+        {"bf16_skip_k", BLayout::kTransposed, launch_bf16_naive<1>},
     };
     return run_gemm_chapter(spec, kernels, argc - 1, argv + 1);
   }
