@@ -21,6 +21,10 @@ int shared_wavefronts(const uint32_t* byte_addr, int n_threads, int access_bytes
   return total;
 }
 
+int ldmatrix_wavefronts(const uint32_t* row_addr, int n_matrices) {
+  return shared_wavefronts(row_addr, 8 * n_matrices, 16);
+}
+
 int ideal_wavefronts(int n_threads, int access_bytes) {
   const int per_phase = 32 / (access_bytes / 4);
   return (n_threads + per_phase - 1) / per_phase;

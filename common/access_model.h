@@ -24,6 +24,12 @@
 // (n_threads <= 32; inactive lanes left out). access_bytes: 4, 8 or 16.
 int shared_wavefronts(const uint32_t* byte_addr, int n_threads, int access_bytes = 4);
 
+// ldmatrix.x1/.x2/.x4 reads n_matrices (8, 8) matrices of 16-bit values; lane l gives the
+// address of row l % 8 of matrix l / 8, a 16-byte row. Each matrix is one phase: its 8 rows,
+// 128 bytes, take one wavefront if they fall in 8 different groups of 4 banks. (The same
+// rule as 16-byte accesses above, with the lanes giving row addresses taken in order.)
+int ldmatrix_wavefronts(const uint32_t* row_addr, int n_matrices);
+
 // The fewest wavefronts such an access can take: one per 128-byte phase.
 int ideal_wavefronts(int n_threads, int access_bytes = 4);
 

@@ -48,3 +48,14 @@ TEST(access_model, global_sectors) {
   for (int i = 0; i < 32; ++i) addr[i] = 4 + 4 * i;  // misaligned by one float: one more sector
   CHECK_EQ(global_sectors(addr, 32), 5);
 }
+
+TEST(access_model, ldmatrix_phases) {
+  uint32_t addr[32];
+  for (int i = 0; i < 32; ++i) addr[i] = 16 * i;  // 32 consecutive 16-byte rows: 4 matrices
+  CHECK_EQ(ldmatrix_wavefronts(addr, 4), 4);
+  for (int i = 0; i < 32; ++i) addr[i] = 64 * i;  // rows 64 bytes apart: 2 bank groups, 4-way
+  CHECK_EQ(ldmatrix_wavefronts(addr, 4), 16);
+  for (int i = 0; i < 32; ++i) addr[i] = 128 * i;  // rows 128 bytes apart: one bank group, 8-way
+  CHECK_EQ(ldmatrix_wavefronts(addr, 4), 32);
+  CHECK_EQ(ldmatrix_wavefronts(addr, 1), 8);
+}

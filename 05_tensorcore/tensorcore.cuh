@@ -1,0 +1,155 @@
+// Chapter 05: the tensor cores. BF16 A (M x K) and Bᵀ (N x K), both row-major ("K-major"),
+// FP32 accumulation, FP32 C = A * B. The index functions the kernels use (fragment maps,
+// ldmatrix addresses, shared-tile layouts) are here, __host__ __device__, so that the host
+// tests check the very functions the kernels call.
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "common/check.h"
+
+using bf16 = __nv_bfloat16;
+
+// --- The m16n8k16 fragments -------------------------------------------------------------------
+// mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 multiplies a (16, 16) tile of A by a
+// (16, 8) tile of B and adds a (16, 8) tile of C, spread over the 32 lanes of a warp (PTX ISA,
+// "Matrix Fragments for mma.m16n8k16"). A lane's group is lane / 4 (0..7), its place in the
+// group lane % 4 (0..3).
+//   A: 4 registers of 2 BF16 each, register i, half h (the low half is the lower column)
+//   B: 2 registers of 2 BF16 each
+//   C: 4 FP32 values
+struct Mma16816 {
+  static constexpr int kM = 16, kN = 8, kK = 16;
+  __host__ __device__ static constexpr int a_row(int lane, int i) { return lane / 4 + 8 * (i % 2); }
+  __host__ __device__ static constexpr int a_col(int lane, int i, int h) {
+    return 2 * (lane % 4) + h + 8 * (i / 2);
+  }
+  __host__ __device__ static constexpr int b_k(int lane, int i, int h) {
+    return 2 * (lane % 4) + h + 8 * i;
+  }
+  __host__ __device__ static constexpr int b_n(int lane) { return lane / 4; }
+  __host__ __device__ static constexpr int c_row(int lane, int i) { return lane / 4 + 8 * (i / 2); }
+  __host__ __device__ static constexpr int c_col(int lane, int i) { return 2 * (lane % 4) + i % 2; }
+};
+
+// --- ldmatrix.x4 ------------------------------------------------------------------------------
+// ldmatrix.sync.aligned.m8n8.x4.shared.b16 loads four (8, 8) matrices of 16-bit values. Lane l
+// gives the shared address of row l % 8 of matrix l / 8 (16 contiguous bytes); afterwards lane
+// t holds, in register j, row t / 4, columns 2 (t % 4) and 2 (t % 4) + 1 of matrix j: exactly
+// the shape of one fragment register above. So the four matrices only have to be chosen so
+// that register j is fragment register j.
+struct Ldmatrix {
+  // What lane t receives in register j: (row, first column) within matrix j.
+  __host__ __device__ static constexpr int recv_row(int t) { return t / 4; }
+  __host__ __device__ static constexpr int recv_col(int t) { return 2 * (t % 4); }
+
+  // A (16 rows, 16 k): matrix j = fragment register j = rows 8 (j % 2) .., k 8 (j / 2) ..
+  // Lane l points at row l % 16, k 8 (l / 16) of the (16, 16) tile.
+  __host__ __device__ static constexpr int a_row(int lane) { return lane % 16; }
+  __host__ __device__ static constexpr int a_col(int lane) { return 8 * (lane / 16); }
+
+  // Bᵀ (16 n, 16 k), two n8 tiles of B at once: matrix j = register j % 2 of n-tile j / 2,
+  // i.e. n 8 (j / 2) .., k 8 (j % 2) .. Lane l points at n = l % 8 + 8 (l / 16), k 8 ((l / 8) % 2).
+  __host__ __device__ static constexpr int b_row(int lane) { return lane % 8 + 8 * (lane / 16); }
+  __host__ __device__ static constexpr int b_col(int lane) { return 8 * ((lane / 8) % 2); }
+};
+
+// --- Shared-memory tiles ----------------------------------------------------------------------
+// A (ROWS, BK) tile of a K-major operand, BF16, element (r, k) = X[x0 + r][k0 + k]. It is
+// written by 16-byte stores (8 BF16 along k) and read by 32-bit LDS or by ldmatrix rows of
+// 16 bytes, so what matters is where each 16-byte chunk goes.
+enum class TileLayout {
+  kPadded,    // rows of BK + 8 elements: each row shifts the next 16 bytes over (4 banks)
+  kSwizzled,  // rows of BK elements, 16-byte chunks permuted by an XOR within 128-byte lines
+};
+
+// The swizzle on 16-byte chunk indices: chunk c of the unswizzled tile goes to position
+// c ^ ((c / 8) % 8) of its 128-byte line (8 chunks, the 32 banks). The 8 consecutive chunks of
+// a line stay in that line (the 128-bit stores of 8 lanes: one wavefront), and chunk column c
+// of 8 consecutive lines lands in 8 different positions (ldmatrix's 8 rows: one wavefront).
+__host__ __device__ constexpr int swizzle_chunk(int c) { return c ^ ((c >> 3) & 7); }
+
+template <int ROWS, int BK, TileLayout L>
+struct SmemTile {
+  static_assert(BK % 16 == 0, "whole k16 steps of the mma");
+  static constexpr int kChunksPerRow = BK / 8;
+  static constexpr int kRowElems = L == TileLayout::kPadded ? BK + 8 : BK;
+  static constexpr int kElems = ROWS * kRowElems;
+  static_assert(L == TileLayout::kPadded || (ROWS * kChunksPerRow) % 64 == 0,
+                "a swizzled tile is whole periods of the swizzle (8 lines of 128 bytes)");
+  // Element offset of (r, k).
+  __host__ __device__ static constexpr int offset(int r, int k) {
+    return L == TileLayout::kPadded
+               ? r * kRowElems + k
+               : swizzle_chunk(r * kChunksPerRow + k / 8) * 8 + k % 8;
+  }
+};
+
+// --- The mma.sync kernels' tiling ---------------------------------------------------------------
+// Block tile (BM, BN), K slab BK; warps of (WM, WN); each warp a grid of (WM / 16) x (WN / 8)
+// m16n8k16 instructions. MinBlocks: the blocks per SM the compiler must leave registers for.
+// Buffers: 2 = chapter 04's double buffering (the next tile's global loads in flight during
+// the compute, stored into the other shared stage after it); 1 = load, barrier, compute,
+// barrier (the README measures the difference).
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int MinBlocks_, int Buffers_ = 2>
+struct MmaConfig {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_;
+  static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
+  static constexpr int kThreads = kWarpsM * kWarpsN * 32;
+  static constexpr int kMI = WM / Mma16816::kM, kNI = WN / Mma16816::kN;  // mma tiles per warp
+  static constexpr int kMinBlocks = MinBlocks_;
+  static constexpr int kBuffers = Buffers_;
+  static_assert(kBuffers == 1 || kBuffers == 2, "single or double buffering");
+  static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles divide the block tile");
+  static_assert(WM % 16 == 0 && WN % 16 == 0, "ldmatrix.x4 loads 16 rows of A or of Bᵀ");
+  static_assert((BM * BK / 8) % kThreads == 0 && (BN * BK / 8) % kThreads == 0,
+                "the threads load whole tiles in 16-byte pieces, equal shares");
+  static_assert(BK % 32 == 0,
+                "a fragment 16 rows further is 16 * BK elements further in every layout "
+                "(for the swizzle: whole periods), so the kernel adds it as a constant");
+};
+
+// The ladder's tiling, for the mma.sync steps: (128, 128) block tiles, BK 32, 8 warps of
+// (64, 32), 2 blocks per SM. MmaBest, the winner of the README's sweep (mma_tuned,
+// launch_mma_best): (128, 256) block tiles, BK 64, 8 warps of (64, 64), 1 block per SM.
+using MmaStep = MmaConfig<128, 128, 32, 64, 32, 2>;
+using MmaBest = MmaConfig<128, 256, 64, 64, 64, 1>;
+
+// The argument of the mma.sync kernels. C (M x N, leading dimension ldc) = A (M x K, lda) *
+// Bᵀ (N x K, ldb)ᵀ over the K range of the block: block z of the grid sums k in
+// [z * k_chunk, min(K, (z + 1) * k_chunk)) and writes its partial C to C + z * c_split_stride.
+// A plain GEMM is gridDim.z = 1, k_chunk = K, c_split_stride = 0 (make_mma_args). Split-K
+// launches gridDim.z = S slices with k_chunk a multiple of BK and a workspace of S slices.
+struct MmaArgs {
+  int M, N, K;
+  const bf16* A;
+  int lda;
+  const bf16* Bt;
+  int ldb;
+  float* C;
+  int ldc;
+  int k_chunk;
+  int64_t c_split_stride;
+};
+inline MmaArgs make_mma_args(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  return MmaArgs{M, N, K, A, K, Bt, K, C, N, K, 0};
+}
+
+void launch_wmma(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+void launch_mma_lds(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+void launch_mma_ldmatrix(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+void launch_mma_swizzle(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+void launch_mma_tuned(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+// The best kernel with a general MmaArgs and grid depth (split-K: splits = gridDim.z).
+void launch_mma_best(const MmaArgs& args, int splits);
+int mma_best_block_k();  // BK of the best kernel: k_chunk must be a multiple of it
+
+// The tile configurations of the sweep (README): name and launcher.
+struct Bf16SweepEntry {
+  const char* name;
+  void (*launch)(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+};
+extern const Bf16SweepEntry kMmaSweep[];
+extern const int kMmaSweepSize;
