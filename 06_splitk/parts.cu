@@ -1,5 +1,6 @@
-// Chapter 06's split-K, taken apart: for each shape, the plan (tile, S, workspace bytes), the
-// determinism of the two variants, and (unless --check) the time of each part.
+// Chapter 06's split-K, taken apart: for each shape and each base kernel (splitk_simt: FP32 on
+// chapter 04's kernel; splitk_mma: BF16 on chapter 05's), the plan (tile, S, workspace bytes),
+// the determinism of the two variants, and (unless --check) the time of each part.
 //
 //   workspace variant   run twice: the two outputs must be the same bits (exit 1 if not)
 //   atomic variant      run 10 times: how many elements differ from the first run, by how much
@@ -9,7 +10,7 @@
 //                       unsplit kernel. Median of --reps, L2 flushed before each sequence.
 //
 //   ./build/06_splitk/splitk_parts                               # the five shapes
-//   ./build/06_splitk/splitk_parts --shapes 256x256x65536 --splits 16
+//   ./build/06_splitk/splitk_parts --kernel splitk_mma --shapes 256x256x65536 --splits 16
 //   ./build/06_splitk/splitk_parts --check --shapes 33x17x100003  # determinism only (a test)
 #include <algorithm>
 #include <cmath>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "06_splitk/mma_splitk.cuh"
 #include "06_splitk/simt_splitk.cuh"
 #include "common/cli.h"
 #include "common/device.h"
@@ -76,9 +78,9 @@ bool run_shape(const SplitKBase<T>* bases, int n_bases, const Shape& s, const Op
   const size_t MN = size_t(M) * N;
   const SplitPlan p = plan_for(bases, n_bases, M, N, K, splits);
   const TileShape& t = bases[p.tile].tile;
-  std::printf("\n%dx%dx%d: tile %dx%dx%d, %lld output tiles, %d resident blocks (SMs x %d), "
+  std::printf("\n%s %dx%dx%d: tile %dx%dx%d, %lld output tiles, %d resident blocks (SMs x %d), "
               "%lld K-tiles -> S = %d%s, K per slice ~%lld, workspace %zu bytes (%.2f MiB)\n",
-              M, N, K, t.BM, t.BN, t.BK, (long long)p.output_tiles, p.capacity,
+              sizeof(T) == 2 ? "bf16" : "fp32", M, N, K, t.BM, t.BN, t.BK, (long long)p.output_tiles, p.capacity,
               p.capacity / sm_count(), (long long)p.k_tiles, p.splits,
               splits ? " (--splits)" : "", (long long)(K / p.splits), p.workspace_bytes,
               p.workspace_bytes / 1048576.0);
@@ -163,7 +165,8 @@ bool run_shape(const SplitKBase<T>* bases, int n_bases, const Shape& s, const Op
 int main(int argc, char** argv) {
   CliSpec spec;
   spec.program = "06_splitk/splitk_parts";
-  spec.summary = "Chapter 06: split-K's plan, determinism and the time of each part (FP32).";
+  spec.summary = "Chapter 06: split-K's plan, determinism and the time of each part.";
+  spec.kernels = {"splitk_simt", "splitk_mma"};
   spec.default_shapes = {{256, 256, 65536}, {128, 128, 131072}, {512, 512, 16384},
                          {64, 4096, 8192}, {4096, 4096, 4096}};
   spec.default_reps = 20;
@@ -194,7 +197,16 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
   DeviceBuffer<char> flush(2 * size_t(std::max(l2, 1 << 20)));
   bool ok = true;
-  for (const Shape& s : opt.shapes) ok = run_shape(kSimtBases, kSimtBaseCount, s, opt, splits, flush) && ok;
+  for (const std::string& k : opt.kernels) {
+    if (k == "splitk_mma" && device_compute_capability() < 80) {
+      std::printf("splitk_mma: needs compute capability 8.0 (mma.sync with BF16); skipped\n");
+      continue;
+    }
+    for (const Shape& s : opt.shapes)
+      ok = (k == "splitk_simt" ? run_shape(kSimtBases, kSimtBaseCount, s, opt, splits, flush)
+                               : run_shape(kMmaBases, kMmaBaseCount, s, opt, splits, flush)) &&
+           ok;
+  }
   std::printf("%s\n", ok ? "PASSED" : "FAILED");
   return ok ? kExitPass : kExitFail;
 }

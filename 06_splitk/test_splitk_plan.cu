@@ -80,3 +80,15 @@ TEST(splitk_plan, heuristic) {
       CHECK(p.splits == 1 || K / p.splits >= kMinSliceK);
     }
 }
+
+TEST(splitk_plan, heuristic_bf16_tiles) {
+  // Chapter 05's tiles on an H100: 128 x 256 x 64 (one block per SM), 128 x 128 x 32 (two).
+  const TileShape t[] = {{128, 256, 64, 1}, {128, 128, 32, 2}};
+  SplitPlan p = plan_splitk(256, 256, 65536, t, 2, 132, 0);
+  CHECK_EQ(p.tile, 0);
+  CHECK_EQ(p.splits, 66);
+  p = plan_splitk(128, 128, 131072, t, 2, 132, 0);
+  CHECK_EQ(p.tile, 1);
+  CHECK_EQ(p.splits, 264);
+  CHECK_EQ(plan_splitk(4096, 4096, 4096, t, 2, 132, 0).splits, 1);
+}
