@@ -1,0 +1,33 @@
+// Chapter 06's FP32 program: split-K on chapter 04's SIMT kernel, workspace and atomic
+// variants, next to the unsplit kernel and cuBLAS SGEMM (pure FP32, Bᵀ layout).
+#include <string>
+
+#include "06_splitk/simt_splitk.cuh"
+#include "common/gemm.h"
+
+int main(int argc, char** argv) {
+  CliSpec spec;
+  spec.program = "06_splitk/splitk";
+  spec.summary =
+      "Chapter 06: split-K (workspace + fixed-order reduction, or atomics) on chapter 04's "
+      "SIMT kernel (FP32, Bᵀ).";
+  spec.default_shapes = {{256, 256, 65536}, {128, 128, 131072}, {512, 512, 16384},
+                         {64, 4096, 8192}, {4096, 4096, 4096}};
+  spec.options.push_back({"--splits", "S",
+                          "number of K slices S (default: the heuristic, README); 1 <= S <= K",
+                          1, 1 << 20, &g_simt_splits,
+                          [](int64_t s, const Shape& sh) -> std::string {
+                            if (s > sh.K)
+                              return std::to_string(s) + " slices are more than K = " +
+                                     std::to_string(sh.K);
+                            return "";
+                          }});
+  constexpr BLayout kBt = BLayout::kTransposed;
+  const std::vector<GemmKernel> kernels = {
+      {"cublas_bt", kBt, nullptr},
+      {"simt_bt", kBt, launch_simt_bt_unsplit, Role::kPrevious},  // chapter 04, S = 1
+      {"splitk_simt_atomic", kBt, launch_splitk_simt_atomic},
+      {"splitk_simt", kBt, launch_splitk_simt},
+  };
+  return run_gemm_chapter(spec, kernels, argc, argv);
+}
