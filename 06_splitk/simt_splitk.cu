@@ -20,7 +20,7 @@
 
 #include <cstdint>
 
-#include "04_coalesced/coalesced.cuh"
+#include "04_coalesced/simt.cuh"
 #include "06_splitk/splitk.cuh"
 
 // ---------------------------------------------------------------------------------------------
