@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
       {"cublas_bt", kBt, nullptr},
       {"simt_bt", kBt, launch_simt_bt_unsplit, Role::kPrevious},  // chapter 04, S = 1
       {"splitk_simt_atomic", kBt, launch_splitk_simt_atomic},
-      {"splitk_simt", kBt, launch_splitk_simt},
+      {"splitk_simt", kBt, launch_splitk_simt, Role::kBest},
   };
   return run_gemm_chapter(spec, kernels, argc, argv);
 }

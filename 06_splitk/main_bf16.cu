@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
       {"cublas", kBt, nullptr},
       {"mma", kBt, launch_mma_unsplit, Role::kPrevious},  // chapter 05's best, S = 1
       {"splitk_mma_atomic", kBt, launch_splitk_mma_atomic},
-      {"splitk_mma", kBt, launch_splitk_mma},
+      {"splitk_mma", kBt, launch_splitk_mma, Role::kBest},
   };
   return run_gemm_chapter(spec, kernels, argc, argv);
 }
