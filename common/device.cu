@@ -30,7 +30,7 @@ void print_device_report(FILE* f) {
   std::fprintf(f,
                "GPU %d: %s, sm_%d%d, %d SMs, SM clock %.0f MHz, memory %.1f GiB "
                "(%d-bit, %.0f MHz), L2 %.0f MiB, smem/block %zu KiB (opt-in), "
-               "driver %d.%d, runtime %d.%d\n",
+               "CUDA driver API %d.%d, runtime %d.%d\n",
                dev, p.name, p.major, p.minor, p.multiProcessorCount, sm_clock / 1e3,
                p.totalGlobalMem / 1073741824.0, bus, mem_clock / 1e3, p.l2CacheSize / 1048576.0,
                p.sharedMemPerBlockOptin / 1024, driver / 1000, (driver % 1000) / 10,

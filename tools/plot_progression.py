@@ -53,32 +53,31 @@ def plot_steps(rows, path, plt):
 def plot_sizes(rows, path, plt):
     if not rows:
         return False
-    shapes = []
-    for r in rows:
-        if r["shape"] not in shapes:
-            shapes.append(r["shape"])
-    fig, ax = plt.subplots(figsize=(10, 5.5))
-    x = range(len(shapes))
-    baselines_drawn = set()
-    for key in dict.fromkeys((r["chapter"], r["kernel"]) for r in rows):
-        mine = {r["shape"]: r for r in rows if (r["chapter"], r["kernel"]) == key}
-        p = next(iter(mine.values()))["precision"]
-        ax.plot([i for i, s in enumerate(shapes) if s in mine],
-                [float(mine[s]["rate"]) for s in shapes if s in mine], marker="o",
-                color=COLOURS.get(p), label=f"{key[0]} {key[1]}",
-                linestyle="-" if len(baselines_drawn) % 2 == 0 else "-.")
-        base = (p, next(iter(mine.values()))["baseline"])
-        if base not in baselines_drawn:
-            baselines_drawn.add(base)
-            ax.plot([i for i, s in enumerate(shapes) if s in mine],
-                    [float(mine[s]["baseline_rate"]) for s in shapes if s in mine],
-                    color=COLOURS.get(p), linestyle=":", marker="x", label=f"cuBLAS ({p})")
-    ax.set_yscale("log")
-    ax.set_ylabel("TFLOP/s (log scale)")
-    ax.set_xticks(list(x))
-    ax.set_xticklabels([s.replace("x", "×") for s in shapes], rotation=30, ha="right")
-    ax.legend(fontsize=8)
-    ax.set_title("Each chapter's answer against cuBLAS over sizes")
+    precisions = [p for p in NAMES if any(r["precision"] == p for r in rows)]
+    fig, axes = plt.subplots(1, len(precisions), figsize=(7 * len(precisions), 5.5), squeeze=False)
+    for ax, p in zip(axes[0], precisions):
+        mine_rows = [r for r in rows if r["precision"] == p]
+        shapes = list(dict.fromkeys(r["shape"] for r in mine_rows))
+        baselines = {}
+        for n, key in enumerate(dict.fromkeys((r["chapter"], r["kernel"]) for r in mine_rows)):
+            mine = {r["shape"]: r for r in mine_rows if (r["chapter"], r["kernel"]) == key}
+            xs = [i for i, s in enumerate(shapes) if s in mine]
+            ax.plot(xs, [float(mine[shapes[i]]["rate"]) for i in xs], marker="o",
+                    color=f"C{n}", label=f"{key[0][:2]} {key[1]}")
+            for i in xs:  # each kernel's own baseline, in the same run
+                b = mine[shapes[i]]
+                baselines.setdefault(b["baseline"], {}).setdefault(i, float(b["baseline_rate"]))
+        for m, (name, pts) in enumerate(sorted(baselines.items())):
+            xs = sorted(pts)
+            ax.plot(xs, [pts[i] for i in xs], color="black", linestyle=[":", "--"][m % 2],
+                    marker="x", label=f"cuBLAS ({name})")
+        ax.set_yscale("log")
+        ax.set_ylabel("TFLOP/s (log scale)")
+        ax.set_xticks(range(len(shapes)))
+        ax.set_xticklabels([s.replace("x", "×") for s in shapes], rotation=30, ha="right")
+        ax.legend(fontsize=8)
+        ax.set_title(NAMES[p])
+    fig.suptitle("Each chapter's answer (role best) against cuBLAS over sizes")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
