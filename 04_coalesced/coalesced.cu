@@ -61,9 +61,16 @@ __device__ __forceinline__ void tiled_bt_body(int M, int N, int K, const float* 
 // The trap and its fixes at equal occupancy: blocks of 1024 threads, 2 of them per SM
 // (__launch_bounds__), so ptxas holds every layout to 32 registers a thread and each runs 64
 // warps per SM, the most an SM holds. The layout is then the only difference.
+// sm_86 and sm_89 hold 1536 threads per SM, so one block of 1024 at most there, for every
+// layout alike (and asking ptxas for two is an error under -Werror).
 constexpr int kBtThreads = kBtTile * kBtTile;
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+constexpr int kBtMinBlocks = 1;
+#else
+constexpr int kBtMinBlocks = 2;
+#endif
 template <BtLayout L>
-__global__ void __launch_bounds__(kBtThreads, 2)
+__global__ void __launch_bounds__(kBtThreads, kBtMinBlocks)
     tiled_bt_kernel(int M, int N, int K, const float* __restrict__ A,
                     const float* __restrict__ Bt, float* __restrict__ C) {
   tiled_bt_body<L, 16>(M, N, K, A, Bt, C);

@@ -362,8 +362,20 @@ __device__ __forceinline__ void mma_block_tile(const MmaArgs& args, int m0, int 
       }
 }
 
+// ptxas for sm_80 allocates a few more registers than for sm_90 in two configurations, the
+// plain-LDS fragments of mma_lds and the sweep's 128 x 64 tile at 4 blocks per SM, and would
+// spill at the blocks per SM the H100 runs them with; for sm_80 they ask for one block fewer.
+template <typename Cfg, FragLoad F>
+constexpr int mma_min_blocks() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 800
+  if (F == FragLoad::kLds || Cfg::kMinBlocks >= 4) return Cfg::kMinBlocks - 1;
+#endif
+  return Cfg::kMinBlocks;
+}
+
 template <typename Cfg, TileLayout L, FragLoad F>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(MmaArgs args) {
+__global__ void __launch_bounds__(Cfg::kThreads, mma_min_blocks<Cfg, F>())
+    mma_kernel(MmaArgs args) {
   const int k_begin = blockIdx.z * args.k_chunk;
   const int k_end = min(args.K, k_begin + args.k_chunk);
   mma_block_tile<Cfg, L, F>(args, blockIdx.y * Cfg::BM, blockIdx.x * Cfg::BN, k_begin, k_end,
