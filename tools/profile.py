@@ -6,7 +6,8 @@ wavefronts and bank conflicts (loads incl. ldmatrix, stores, all), registers, oc
 usage: tools/profile.py BUILD_DIR CHAPTER [OUT_DIR] [--shape MxNxK] [--only NAME,...]
        meson compile -C BUILD_DIR profile-PROGRAM     (the same, for one chapter program)
 
-CHAPTER is a folder name (04_coalesced) or a program path. The kernels come from the program
+CHAPTER is a folder name (04_coalesced) or a program (build/06_splitk/splitk_bf16, or
+06_splitk/splitk_bf16 inside BUILD_DIR). The kernels come from the program
 (`PROGRAM --list`): every step of the chapter, at the shape the program lists first unless
 --shape says otherwise. Each kernel is profiled alone: `PROGRAM --kernel NAME --check --shapes
 SHAPE` runs NAME once, inside an NVTX range named NAME, and ncu profiles the launches in that
@@ -45,8 +46,9 @@ STALL_SUFFIX = "_per_issue_active.ratio"
 
 
 def program_of(build, chapter):
-    if os.path.isfile(chapter):
-        return [chapter]
+    for path in (chapter, os.path.join(build, chapter)):  # a program, or one inside BUILD
+        if os.path.isfile(path):
+            return [path]
     found = [p for p in sorted(glob.glob(os.path.join(build, chapter, "*")))
              if os.path.isfile(p) and os.access(p, os.X_OK)]
     return [p for p in found if subprocess.run([p, "--list"], capture_output=True).returncode == 0]
