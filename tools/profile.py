@@ -146,7 +146,7 @@ def main():
     pipe = "tensor%" if bf16 else "fma%"
     print(f"Nsight Compute, --clock-control none; {results[0]['shape']}; stalls: warps stalled "
           "per issued instruction; smem: wavefronts / bank conflicts")
-    print(f"{'kernel':<22} {'ms':>8} {'DRAM%':>6} {'SM%':>5} {pipe:>8} {'LDS wavef/confl':>17} "
+    print(f"{'kernel':<22} {'ms':>8} {'DRAM%':>6} {'SM%':>5} {pipe:>8} {'LD wavef/confl':>17} "
           f"{'STS wavef/confl':>17} {'all wavef/confl':>17} {'regs':>4} {'occ%':>5}  top stalls")
     for r in results:
         smem = [f"{r[SMEM[i]]:.3g}/{r[SMEM[i + 1]]:.3g}" for i in (0, 2, 4)]
