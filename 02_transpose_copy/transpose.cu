@@ -34,6 +34,7 @@
 #include <cstdint>
 
 #include "02_transpose_copy/transpose.cuh"
+#include "common/device.h"
 
 // ---------------------------------------------------------------------------------------------
 // Kernels. All tiled kernels run 32 x 8 threads per 32 x 32 tile; thread (tx, ty) handles
@@ -143,15 +144,6 @@ const dim3 kTileBlock(kTile, kBlockRows);  // 32 x 8 = 256 threads, one 32 x 32 
 // grid.y <= 32768, within CUDA's 65,535.
 dim3 tile_grid(int rows, int cols) { return dim3(ceil_div(cols, kTile), ceil_div(rows, kTile)); }
 
-int sm_count() {
-  static const int n = [] {
-    int dev = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    return sms;
-  }();
-  return n;
-}
 }  // namespace
 
 void launch_memcpy(int rows, int cols, const float* in, float* out) {
@@ -177,7 +169,7 @@ void launch_copy_vec(int rows, int cols, const float* in, float* out) {
   // array is small; each thread then loops over the array with a stride of the whole grid.
   const int64_t items = std::max<int64_t>(n_vec, n - 4 * n_vec);
   const int blocks = static_cast<int>(std::clamp<int64_t>((items + kThreads - 1) / kThreads, 1,
-                                                          int64_t(8) * sm_count()));
+                                                          int64_t(8) * device_sm_count()));
   copy_vec_kernel<<<blocks, kThreads>>>(n, n_vec, in, out);
   CUDA_CHECK_LAUNCH();
 }

@@ -25,6 +25,8 @@
 
 #include <cstdint>
 
+#include "common/device.h"
+
 namespace {
 
 __device__ __forceinline__ bool aligned16(const void* p) {
@@ -300,18 +302,12 @@ static int blocks_per_sm() {
 
 template <bool kBT>
 static int choose_tile(int M, int N) {
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    return n;
-  }();
   static const int fit[kSimtTileOptionCount] = {
       blocks_per_sm<SimtBest, kBT>(),   blocks_per_sm<Simt128x128, kBT>(),
       blocks_per_sm<Simt64x128, kBT>(), blocks_per_sm<Simt64x64, kBT>(),
       blocks_per_sm<Simt32x64, kBT>(),
   };
-  return choose_simt_tile(M, N, sms, fit);
+  return choose_simt_tile(M, N, device_sm_count(), fit);
 }
 
 void launch_simt(int M, int N, int K, const float* A, const float* B, float* C) {

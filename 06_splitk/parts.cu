@@ -81,7 +81,7 @@ bool run_shape(const SplitKBase<T>* bases, int n_bases, const Shape& s, const Op
   std::printf("\n%s %dx%dx%d: tile %dx%dx%d, %lld output tiles, %d resident blocks (SMs x %d), "
               "%lld K-tiles -> S = %d%s, K per slice ~%lld, workspace %zu bytes (%.2f MiB)\n",
               sizeof(T) == 2 ? "bf16" : "fp32", M, N, K, t.BM, t.BN, t.BK, (long long)p.output_tiles, p.capacity,
-              p.capacity / sm_count(), (long long)p.k_tiles, p.splits,
+              p.capacity / device_sm_count(), (long long)p.k_tiles, p.splits,
               splits ? " (--splits)" : "", (long long)(K / p.splits), p.workspace_bytes,
               p.workspace_bytes / 1048576.0);
 

@@ -38,16 +38,6 @@ void launch_splitk_reduce(int M, int N, int S, const float* ws, float* C) {
   CUDA_CHECK_LAUNCH();
 }
 
-int sm_count() {
-  static const int n = [] {
-    int dev = 0, v = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
-    return v;
-  }();
-  return n;
-}
-
 float* splitk_workspace(size_t bytes) {
   static DeviceBuffer<char> ws;
   if (bytes > ws.bytes()) {

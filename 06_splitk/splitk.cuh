@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "common/check.h"
+#include "common/device.h"
 
 // --- The K range of one slice ------------------------------------------------------------------
 // [begin, end) of K. The ceil(K / BK) K-tiles are dealt out as evenly as integers allow: slice s
@@ -104,7 +105,6 @@ struct SplitKBase {
 
 enum class SplitMode { kWorkspace, kAtomic };
 
-int sm_count();  // of the current device, read once
 // C (M x N) = sum over the S slices of the workspace, in the order s = 0, 1, ..., S - 1.
 void launch_splitk_reduce(int M, int N, int S, const float* ws, float* C);
 // The workspace, grown when needed and kept: a call with the size of an earlier one allocates
@@ -119,7 +119,7 @@ SplitPlan plan_for(const SplitKBase<T>* bases, int n, int M, int N, int K, int s
     shapes[i] = bases[i].tile;
     shapes[i].blocks_per_sm = bases[i].blocks_per_sm();
   }
-  return plan_splitk(M, N, K, shapes, std::min(n, 8), sm_count(), splits_override);
+  return plan_splitk(M, N, K, shapes, std::min(n, 8), device_sm_count(), splits_override);
 }
 
 // The whole split-K GEMM on the default stream: C = A * B.

@@ -17,6 +17,16 @@ int device_compute_capability() {
   return 10 * major + minor;
 }
 
+int device_sm_count() {
+  static const int n = [] {
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return sms;
+  }();
+  return n;
+}
+
 void print_device_report(FILE* f) {
   int dev = 0, driver = 0, runtime = 0, sm_clock = 0, mem_clock = 0, bus = 0;
   CUDA_CHECK(cudaGetDevice(&dev));

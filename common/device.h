@@ -9,5 +9,8 @@ bool cuda_device_available();
 // 10 * major + minor of the current device, e.g. 90 for an H100.
 int device_compute_capability();
 
+// Streaming multiprocessors of the current device, read once (launchers size grids with it).
+int device_sm_count();
+
 // Prints GPU name, compute capability, SMs, clocks, memory, L2, driver and runtime versions.
 void print_device_report(FILE* f);
