@@ -25,44 +25,9 @@
 #include "common/cli.h"
 #include "common/device.h"
 #include "common/matrix.h"
+#include "common/timer.h"
 
 namespace {
-
-struct Median {
-  std::vector<float> v;
-  double get() {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-  }
-};
-
-// Times `parts` (each a function enqueuing work) back to back, events between them.
-std::vector<double> time_sequence(const std::vector<std::function<void()>>& parts, int reps,
-                                  DeviceBuffer<char>& flush) {
-  std::vector<cudaEvent_t> ev(parts.size() + 1);
-  for (auto& e : ev) CUDA_CHECK(cudaEventCreate(&e));
-  std::vector<Median> ms(parts.size());
-  for (int r = -1; r < reps; ++r) {  // r = -1: warm-up
-    CUDA_CHECK(cudaMemsetAsync(flush.get(), r & 0xFF, flush.bytes()));  // evict the L2
-    CUDA_CHECK(cudaEventRecord(ev[0]));
-    for (size_t i = 0; i < parts.size(); ++i) {
-      parts[i]();
-      CUDA_CHECK(cudaEventRecord(ev[i + 1]));
-    }
-    CUDA_CHECK(cudaEventSynchronize(ev.back()));
-    CUDA_CHECK(cudaGetLastError());
-    if (r < 0) continue;
-    for (size_t i = 0; i < parts.size(); ++i) {
-      float t = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&t, ev[i], ev[i + 1]));
-      ms[i].v.push_back(t);
-    }
-  }
-  for (auto& e : ev) CUDA_CHECK(cudaEventDestroy(e));
-  std::vector<double> out;
-  for (auto& m : ms) out.push_back(m.get());
-  return out;
-}
 
 std::vector<float> download(const float* d, size_t n) {
   std::vector<float> h(n);
@@ -73,7 +38,7 @@ std::vector<float> download(const float* d, size_t n) {
 // Returns false if the workspace variant was not bitwise reproducible.
 template <typename T>
 bool run_shape(const SplitKBase<T>* bases, int n_bases, const Shape& s, const Options& opt,
-               int splits, DeviceBuffer<char>& flush) {
+               int splits, Timer& timer) {
   const int M = s.M, N = s.N, K = s.K;
   const size_t MN = size_t(M) * N;
   const SplitPlan p = plan_for(bases, n_bases, M, N, K, splits);
@@ -136,23 +101,25 @@ bool run_shape(const SplitKBase<T>* bases, int n_bases, const Shape& s, const Op
     const int S = p.splits;
     const double flop = 2.0 * M * N * K;
     auto tf = [&](double ms) { return flop / (ms * 1e-3) * 1e-12; };
-    const std::vector<double> unsplit = time_sequence(
-        {[&] { b.launch(M, N, K, A.get(), Bt.get(), C.get(), 1, 0, false); }}, opt.reps, flush);
+    const std::vector<double> unsplit = timer.time_sequence(
+        {std::function<void()>(
+            [&] { b.launch(M, N, K, A.get(), Bt.get(), C.get(), 1, 0, false); })},
+        opt.reps);
     std::printf("  unsplit (S = 1, same tile)  %9.4f ms  %6.2f TFLOP/s\n", unsplit[0],
                 tf(unsplit[0]));
     if (S > 1) {
-      const std::vector<double> w = time_sequence(
+      const std::vector<double> w = timer.time_sequence(
           {[&] { b.launch(M, N, K, A.get(), Bt.get(), ws, S, MN, false); },
            [&] { launch_splitk_reduce(M, N, S, ws, C.get()); }},
-          opt.reps, flush);
+          opt.reps);
       std::printf("  workspace: partials %9.4f ms + reduction %8.4f ms = %9.4f ms  %6.2f TFLOP/s"
                   "  (reduction %.1f%%, %.0f GB/s)\n",
                   w[0], w[1], w[0] + w[1], tf(w[0] + w[1]), 100 * w[1] / (w[0] + w[1]),
                   (S + 1) * MN * 4.0 / (w[1] * 1e-3) * 1e-9);
-      const std::vector<double> a = time_sequence(
+      const std::vector<double> a = timer.time_sequence(
           {[&] { CUDA_CHECK(cudaMemsetAsync(C.get(), 0, MN * sizeof(float))); },
            [&] { b.launch(M, N, K, A.get(), Bt.get(), C.get(), S, 0, true); }},
-          opt.reps, flush);
+          opt.reps);
       std::printf("  atomic:    memset   %9.4f ms + atomic GEMM %6.4f ms = %9.4f ms  %6.2f TFLOP/s\n",
                   a[0], a[1], a[0] + a[1], tf(a[0] + a[1]));
     }
@@ -192,10 +159,7 @@ int main(int argc, char** argv) {
     return kExitSkip;
   }
   print_device_report(stdout);
-  int dev = 0, l2 = 0;
-  CUDA_CHECK(cudaGetDevice(&dev));
-  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-  DeviceBuffer<char> flush(2 * size_t(std::max(l2, 1 << 20)));
+  Timer timer;  // its flush buffer: twice the L2
   bool ok = true;
   for (const std::string& k : opt.kernels) {
     if (k == "splitk_mma" && device_compute_capability() < 80) {
@@ -203,8 +167,8 @@ int main(int argc, char** argv) {
       continue;
     }
     for (const Shape& s : opt.shapes)
-      ok = (k == "splitk_simt" ? run_shape(kSimtBases, kSimtBaseCount, s, opt, splits, flush)
-                               : run_shape(kMmaBases, kMmaBaseCount, s, opt, splits, flush)) &&
+      ok = (k == "splitk_simt" ? run_shape(kSimtBases, kSimtBaseCount, s, opt, splits, timer)
+                               : run_shape(kMmaBases, kMmaBaseCount, s, opt, splits, timer)) &&
            ok;
   }
   std::printf("%s\n", ok ? "PASSED" : "FAILED");

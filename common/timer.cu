@@ -10,6 +10,14 @@ Timer::Timer() {
   flush_ = DeviceBuffer<char>(2 * static_cast<size_t>(std::max(l2, 1 << 20)));
 }
 
+namespace {
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+}  // namespace
+
 Timing Timer::time(const std::function<void()>& launch, int reps, bool exact_reps) {
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
@@ -54,6 +62,33 @@ Timing Timer::time(const std::function<void()>& launch, int reps, bool exact_rep
   t.reps = reps;
   t.min_ms = ms.front();
   t.max_ms = ms.back();
-  t.median_ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+  t.median_ms = median(ms);
   return t;
+}
+
+std::vector<double> Timer::time_sequence(const std::vector<std::function<void()>>& parts,
+                                         int reps) {
+  std::vector<cudaEvent_t> ev(parts.size() + 1);
+  for (auto& e : ev) CUDA_CHECK(cudaEventCreate(&e));
+  std::vector<std::vector<double>> ms(parts.size());
+  for (int r = -1; r < reps; ++r) {  // r = -1: the warm-up
+    CUDA_CHECK(cudaMemsetAsync(flush_.get(), r & 0xFF, flush_.bytes()));  // evict the L2
+    CUDA_CHECK(cudaEventRecord(ev[0]));
+    for (size_t i = 0; i < parts.size(); ++i) {
+      parts[i]();
+      CUDA_CHECK(cudaEventRecord(ev[i + 1]));
+    }
+    CUDA_CHECK(cudaEventSynchronize(ev.back()));
+    CUDA_CHECK(cudaGetLastError());
+    if (r < 0) continue;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      float t = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&t, ev[i], ev[i + 1]));
+      ms[i].push_back(t);
+    }
+  }
+  for (auto& e : ev) CUDA_CHECK(cudaEventDestroy(e));
+  std::vector<double> out;
+  for (auto& m : ms) out.push_back(median(m));
+  return out;
 }

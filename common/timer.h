@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include "matrix.h"
 
@@ -19,6 +20,11 @@ class Timer {
   // times between events. Unless exact_reps, reps is lowered so that one kernel takes about a
   // second in all (at least 3 runs): slow kernels of the early chapters would take minutes.
   Timing time(const std::function<void()>& launch, int reps, bool exact_reps);
+
+  // Several launches back to back with events between them (a split-K GEMM and its reduction,
+  // say): the median milliseconds of each part over `reps` runs of the whole sequence, after
+  // one warm-up run, with the L2 flushed before each.
+  std::vector<double> time_sequence(const std::vector<std::function<void()>>& parts, int reps);
 
  private:
   DeviceBuffer<char> flush_;
