@@ -32,6 +32,7 @@
 
 #include "05_tensorcore/mma_ptx.cuh"
 #include "06_splitk/splitk.cuh"
+#include "07_pipelined/pad.cuh"
 #include "common/matrix.h"
 
 namespace {
@@ -372,50 +373,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
 }
 
 // ---------------------------------------------------------------------------------------------
-// Unaligned rows: one copy into padded operands
+// Unaligned rows: one copy into padded operands (pad_rows, pad.cu)
 // ---------------------------------------------------------------------------------------------
-// Y (rows x Kp) = X (rows x K) with zero columns K .. Kp - 1. Each thread writes 16 bytes.
-__global__ void pad_rows_kernel(const bf16* __restrict__ X, int64_t rows, int K, int Kp,
-                                bf16* __restrict__ Y) {
-  const int pieces = Kp / 8;
-  const int64_t total = rows * pieces;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t r = i / pieces;
-    const int k = int(i % pieces) * 8;
-    const unsigned short* x = reinterpret_cast<const unsigned short*>(X + r * K);
-    uint32_t w[4];
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const uint32_t lo = k + 2 * e < K ? x[k + 2 * e] : 0;
-      const uint32_t hi = k + 2 * e + 1 < K ? x[k + 2 * e + 1] : 0;
-      w[e] = lo | hi << 16;
-    }
-    *reinterpret_cast<uint4*>(Y + r * Kp + k) = make_uint4(w[0], w[1], w[2], w[3]);
-  }
-}
-
-// The padded copies of A and Bᵀ: grown when needed and kept, so a timed call allocates nothing.
-bf16* pad_buffer(int which, size_t elems) {
-  static DeviceBuffer<bf16> buf[2];
-  if (elems > buf[which].size()) {
-    CUDA_CHECK(cudaDeviceSynchronize());  // the old buffer may still be in use
-    buf[which] = DeviceBuffer<bf16>();
-    buf[which] = DeviceBuffer<bf16>(elems);
-  }
-  return buf[which].get();
-}
-
-const bf16* pad_rows(int which, const bf16* X, int rows, int K, int Kp) {
-  bf16* Y = pad_buffer(which, size_t(rows) * Kp);
-  const int64_t total = int64_t(rows) * (Kp / 8);
-  const int threads = 256;
-  const int64_t blocks = std::min<int64_t>((total + threads - 1) / threads, 65535);
-  pad_rows_kernel<<<unsigned(blocks), threads>>>(X, rows, K, Kp, Y);
-  CUDA_CHECK_LAUNCH();
-  return Y;
-}
-
 bool rows_aligned(int K, const bf16* A, const bf16* Bt) {
   return K % 8 == 0 && reinterpret_cast<uintptr_t>(A) % 16 == 0 &&
          reinterpret_cast<uintptr_t>(Bt) % 16 == 0;

@@ -42,6 +42,7 @@ struct CliSpec {
   int default_reps = 30;
   int min_cc = 0;      // e.g. 80: on an older GPU the program says so in one line, exits 77
   std::string min_cc_why;  // what needs it, e.g. "mma.sync with BF16"
+  bool exact_cc = false;    // only min_cc itself (arch-specific code such as sm_90a)
 };
 
 struct Options {

@@ -67,10 +67,11 @@ int run_chapter(Chapter ch, int argc, char** argv) {
     std::fprintf(stderr, "%s: no usable CUDA device; skipping\n", ch.cli.program.c_str());
     return kExitSkip;
   }
-  if (int cc = device_compute_capability(); cc < ch.cli.min_cc) {
-    std::fprintf(stderr, "%s: needs compute capability %d.%d or newer (%s); this GPU is %d.%d; "
+  if (int cc = device_compute_capability();
+      cc < ch.cli.min_cc || (ch.cli.exact_cc && cc != ch.cli.min_cc)) {
+    std::fprintf(stderr, "%s: needs compute capability %d.%d%s (%s); this GPU is %d.%d; "
                  "skipping\n", ch.cli.program.c_str(), ch.cli.min_cc / 10, ch.cli.min_cc % 10,
-                 ch.cli.min_cc_why.c_str(), cc / 10, cc % 10);
+                 ch.cli.exact_cc ? "" : " or newer", ch.cli.min_cc_why.c_str(), cc / 10, cc % 10);
     return kExitSkip;
   }
   print_device_report(stdout);

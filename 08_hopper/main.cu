@@ -1,0 +1,31 @@
+// Chapter 08's program: wgmma and TMA on the H100, step by step, next to chapter 07's answer and
+// cuBLAS (cublasGemmEx, BF16 in, FP32 accumulate and out, Bᵀ).
+#include "07_pipelined/pipelined.cuh"
+#include "08_hopper/hopper.cuh"
+#include "common/gemm.h"
+
+int main(int argc, char** argv) {
+  CliSpec spec;
+  spec.program = "08_hopper/hopper";
+  spec.summary =
+      "Chapter 08: Hopper's wgmma and TMA: synchronous loads, TMA, a TMA pipeline, warp "
+      "specialization (BF16 A and Bᵀ, FP32 accumulate and C; sm_90a).";
+  spec.default_shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4097, 4095, 4093}};
+  spec.min_cc = 90;
+  spec.exact_cc = true;
+  spec.min_cc_why = "wgmma, TMA and setmaxnreg are compiled for sm_90a, which runs on 9.0 only";
+  constexpr BLayout kBt = BLayout::kTransposed;
+  const std::vector<Bf16GemmKernel> kernels = {
+      {"cublas_bt", kBt, nullptr},
+      {"pipelined", kBt, launch_pipelined, Role::kPrevious},  // chapter 07's answer
+      {"wgmma_sync", kBt, launch_wgmma_sync},
+      {"tma", kBt, launch_tma},
+      {"tma_pipe", kBt, launch_tma_pipe},
+      {"warp_spec", kBt, launch_warp_spec},
+      {"raster", kBt, launch_hopper_raster},
+      {"persistent", kBt, launch_persistent},
+      {"hopper", kBt, launch_hopper, Role::kBest},
+      {"tma_ring", kBt, launch_tma_ring, Role::kSweep},
+  };
+  return run_gemm_chapter(spec, kernels, argc, argv);
+}
