@@ -80,4 +80,5 @@ void launch_tma_ring(int M, int N, int K, const bf16* A, const bf16* Bt, float* 
 void launch_warp_spec(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_hopper_raster(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_persistent(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+void launch_cluster(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
