@@ -14,9 +14,11 @@
 //   raster      warp_spec with chapter 07's grouped block order (grouped_tile, G = 8)
 //   persistent  one block per SM, each walking its tiles; the producer loads the next tile's
 //               stages while the consumers store this one
-//   hopper      the chapter's answer: persistent, with groups of 16 tile rows
-//   cluster     hopper in clusters of 2 blocks on vertically adjacent tiles: each copies half of
-//               the shared Bᵀ tile and multicasts it to both (measured equal to hopper)
+//   group16     persistent, with groups of 16 tile rows
+//   hopper      the chapter's answer: group16 with the epilogue through shared memory, each
+//               warp's band of C staged and stored as 16-byte row pieces
+//   cluster     (a side step from group16) clusters of 2 blocks on vertically adjacent tiles:
+//               each copies half of the shared Bᵀ tile and multicasts it to both
 //   tma_ring    (--kernel sweep) tma_pipe with each tile's wgmma waited for (wait_group 0)
 // Every M, N, K >= 1: TMA zero-fills the parts of a box outside the matrix; rows that are not
 // 16-byte aligned (K % 8 != 0) are copied once into padded operands (chapter 07's pad_rows).
@@ -273,6 +275,47 @@ __device__ __forceinline__ void store_acc(const float (&acc)[N / 2], float* C, i
   }
 }
 
+// The same (64, 256) accumulator through shared memory: each warp owns 16 rows of it (WgmmaAcc),
+// so each warp stages its own band, 32 columns at a time, in rows of 32 + 8 floats (the 8-byte
+// writes of a half-warp's 4 rows land 8 banks apart, as in chapter 07's epilogue), and stores
+// it back as whole 128-byte row pieces, 16 bytes a lane.
+constexpr int kBandBytes = 16 * kBandRow * 4;  // kBandCols, kBandRow: hopper.cuh
+__device__ __forceinline__ void store_acc_staged(const float (&acc)[128], float* C, int M,
+                                                 int Ncols, int m0, int n0, int t,
+                                                 float* band) {
+  const int lane = t % 32, w = t / 32;
+  const bool vec = Ncols % 4 == 0 && (reinterpret_cast<uintptr_t>(C) & 15) == 0;
+#pragma unroll
+  for (int c = 0; c < 256 / kBandCols; ++c) {
+#pragma unroll
+    for (int jj = 0; jj < kBandCols / 8; ++jj)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = 4 * (c * kBandCols / 8 + jj) + 2 * h;  // the register pair
+        *reinterpret_cast<float2*>(&band[(lane / 4 + 8 * h) * kBandRow + 8 * jj + 2 * (lane % 4)]) =
+            make_float2(acc[r], acc[r + 1]);
+      }
+    __syncwarp();  // the band is written before lanes read other lanes' values
+#pragma unroll
+    for (int q = lane; q < 16 * kBandCols / 4; q += 32) {
+      const int row = q / (kBandCols / 4), col = 4 * (q % (kBandCols / 4));
+      const int m = m0 + 16 * w + row, n = n0 + c * kBandCols + col;
+      if (m >= M) continue;
+      const float4 v = *reinterpret_cast<const float4*>(&band[row * kBandRow + col]);
+      float* dst = C + int64_t(m) * Ncols + n;
+      if (vec && n + 3 < Ncols) {
+        *reinterpret_cast<float4*>(dst) = v;
+      } else {
+        const float e[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+          if (n + u < Ncols) dst[u] = e[u];
+      }
+    }
+    __syncwarp();  // everyone has read the band before the next one overwrites it
+  }
+}
+
 // The dynamic shared memory, rounded up to the 1024-byte alignment of the swizzle atoms.
 __device__ __forceinline__ uint32_t smem_base_1024(unsigned char* raw) {
   return (smem_u32(raw) + 1023) & ~1023u;
@@ -416,6 +459,7 @@ constexpr int kWsStageBytes = kWsABytes + kWsBBytes;
 // takes tiles b, b + gridDim.x, ... A grid of one block per tile is the plain launch; a grid of
 // one block per SM is persistent: each block keeps its barriers' phases running from one tile
 // to the next, so the producer loads the next tile while the consumers store this one.
+template <bool kStagedStore>
 __global__ void __launch_bounds__(3 * kWarpgroup, 1)
     warp_spec_kernel(const __grid_constant__ CUtensorMap tm_a,
                      const __grid_constant__ CUtensorMap tm_b, int M, int N, int K,
@@ -486,13 +530,19 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       wgmma_wait<0>();
       pin(acc);
       release(it - 1);
-      store_acc<256>(acc, C, M, N, tc.m * kWsBM + row0, tc.n * kWsBN, t);
+      if constexpr (kStagedStore)  // each consumer warp's band, after the barriers
+        store_acc_staged(acc, C, M, N, tc.m * kWsBM + row0, tc.n * kWsBN, t,
+                         reinterpret_cast<float*>(smem_raw + (base - smem_u32(smem_raw)) +
+                                                  S * kWsStageBytes + 16 * S) +
+                             (threadIdx.x / 32 - 4) * (kBandBytes / 4));
+      else
+        store_acc<256>(acc, C, M, N, tc.m * kWsBM + row0, tc.n * kWsBN, t);
     }
   }
 }
 
 // ---------------------------------------------------------------------------------------------
-// Step 8: clusters of two blocks, the Bᵀ tile multicast (after the answer: no faster here)
+// A side step: clusters of two blocks, the Bᵀ tile multicast (no faster here)
 // ---------------------------------------------------------------------------------------------
 // The two blocks of a cluster compute tile rows 2p and 2p + 1 of the same tile column: the same
 // (256, 64) Bᵀ tile. Each block's producer copies its own A tile and one half (128 rows) of the
@@ -676,17 +726,21 @@ void launch_tma_ring(int M, int N, int K, const bf16* A, const bf16* Bt, float* 
   launch_tma_stages<4, 0>(M, N, K, A, Bt, C);
 }
 
+template <bool kStagedStore = false>
 static void launch_ws(int M, int N, int K, const bf16* A, const bf16* Bt, float* C, int group,
                       bool persistent) {
   pad_if_needed(M, N, K, A, Bt);
-  constexpr int kSmem = kWsStages * kWsStageBytes + 16 * kWsStages + 1024;
-  static const bool once = (opt_in(warp_spec_kernel, kSmem), true);
+  // The stages, the barriers, the alignment slack, and (staged store) 8 consumer warps' bands.
+  constexpr int kSmem = kWsStages * kWsStageBytes + 16 * kWsStages + 1024 +
+                        (kStagedStore ? 8 * kBandBytes : 0);
+  auto kernel = warp_spec_kernel<kStagedStore>;
+  static const bool once = (opt_in(kernel, kSmem), true);
   (void)once;
   const CUtensorMap* ta = tensor_map(A, M, K, kWsBM);
   const CUtensorMap* tb = tensor_map(Bt, N, K, kWsBN);
   const int tiles = ((M + kWsBM - 1) / kWsBM) * ((N + kWsBN - 1) / kWsBN);
   const int grid = persistent ? std::min(tiles, device_sm_count()) : tiles;  // 1 block per SM
-  warp_spec_kernel<<<grid, 3 * kWarpgroup, kSmem>>>(*ta, *tb, M, N, K, C, group);
+  kernel<<<grid, 3 * kWarpgroup, kSmem>>>(*ta, *tb, M, N, K, C, group);
   CUDA_CHECK_LAUNCH();
 }
 void launch_warp_spec(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
@@ -723,11 +777,15 @@ void launch_cluster_g(int M, int N, int K, const bf16* A, const bf16* Bt, float*
   CUDA_CHECK_LAUNCH();
 }
 void launch_cluster(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  launch_cluster_g(M, N, K, A, Bt, C, 8);  // groups of 8 tile pairs: 16 tile rows, as hopper
+  launch_cluster_g(M, N, K, A, Bt, C, 8);  // groups of 8 tile pairs: 16 tile rows, as group16
 }
 
 // The persistent grid's 132 blocks cover 16 tile rows and 9 tile columns at once: about as
 // many rows of A (16 x 128) as of Bᵀ (9 x 256), the least operand data for that many tiles.
-void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+void launch_group16(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
   launch_ws(M, N, K, A, Bt, C, 16, true);
+}
+// The chapter's answer: group16 with the epilogue through shared memory (store_acc_staged).
+void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  launch_ws<true>(M, N, K, A, Bt, C, 16, true);
 }

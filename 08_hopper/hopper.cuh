@@ -69,6 +69,11 @@ struct WgmmaAcc {
   }
 };
 
+// --- The staged epilogue's band (store_acc_staged) --------------------------------------------
+// Each consumer warp stages 16 rows x kBandCols columns of its accumulator at a time, in rows of
+// kBandRow floats (padded by 8).
+constexpr int kBandCols = 32, kBandRow = kBandCols + 8;
+
 // --- Launchers -----------------------------------------------------------------------------------
 // The steps (README). Every launcher copies rows that are not 16-byte aligned into padded
 // operands first (chapter 07's pad_rows): TMA's row stride must be a multiple of 16 bytes.
@@ -80,5 +85,6 @@ void launch_tma_ring(int M, int N, int K, const bf16* A, const bf16* Bt, float* 
 void launch_warp_spec(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_hopper_raster(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_persistent(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+void launch_group16(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_cluster(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);

@@ -7,6 +7,7 @@
 
 #include "05_tensorcore/tensorcore.cuh"
 #include "08_hopper/hopper.cuh"
+#include "common/access_model.h"
 #include "harness.h"
 
 TEST(hopper_index, swizzle128_is_the_isa_pattern) {
@@ -77,4 +78,28 @@ TEST(hopper_index, accumulator_map) {
       CHECK_EQ(WgmmaAcc::row(t, r), WgmmaAcc::row(t, r + 1));
       CHECK_EQ(WgmmaAcc::col(t, r) + 1, WgmmaAcc::col(t, r + 1));
     }
+}
+
+TEST(hopper_index, staged_band_model) {
+  // store_acc_staged: lane l writes the register pair of n8 tile jj, half h as 8 bytes at
+  // (row l / 4 + 8 h, column 8 jj + 2 (l % 4)) of the band; then lane l reads float4 q = l + 32 i
+  // at (row q / 8, column 4 (q % 8)). The model predicts the ideal wavefront count for both.
+  for (int jj = 0; jj < kBandCols / 8; ++jj)
+    for (int h = 0; h < 2; ++h) {
+      uint32_t addr[32];
+      for (int l = 0; l < 32; ++l) {
+        const int r = 4 * jj + 2 * h;  // the register pair, as the kernel indexes it
+        CHECK_EQ(WgmmaAcc::row(l, r), l / 4 + 8 * h);
+        addr[l] = 4 * ((l / 4 + 8 * h) * kBandRow + 8 * jj + 2 * (l % 4));
+      }
+      CHECK_EQ(shared_wavefronts(addr, 32, 8), ideal_wavefronts(32, 8));
+    }
+  for (int i = 0; i < 16 * kBandCols / 4 / 32; ++i) {
+    uint32_t addr[32];
+    for (int l = 0; l < 32; ++l) {
+      const int q = l + 32 * i;
+      addr[l] = 4 * ((q / (kBandCols / 4)) * kBandRow + 4 * (q % (kBandCols / 4)));
+    }
+    CHECK_EQ(shared_wavefronts(addr, 32, 16), ideal_wavefronts(32, 16));
+  }
 }
