@@ -12,8 +12,9 @@
 //   epilogue   C leaves through shared memory in 16-byte stores
 //   pipelined  the chapter's answer: a measured choice among a few tilings per shape class,
 //              chapter 06's split-K beneath, and unaligned rows copied once into padded operands
-// Every M, N, K >= 1: rows that are not 16-byte aligned (K % 8 != 0) take element loads into
-// shared memory, synchronous, in every kernel; `pipelined` pads them instead (README).
+// Every M, N, K >= 1: tiles at the matrix edges are zero-filled by cp.async (src-size 0); rows
+// that are not 16-byte aligned (K % 8 != 0) are first copied into padded operands by every
+// launcher (pad_rows, pad.cu); --kernel unaligned_sync measures element loads instead (README).
 //
 // Build and run (from the repository root):
 //   meson setup build && meson compile -C build
