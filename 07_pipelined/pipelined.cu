@@ -599,5 +599,6 @@ const PipeSweepEntry kPipeSweep[] = {
     {"tune_128x256x64_s3_16w", launch_candidate<4>},
     {"unaligned_sync", launch_plain<SyncLoads, kGroup>},
     {"splitk_atomic", launch_atomic},
+    {"epilogue_g16", launch_plain<Epi, 16>},  // groups of 16 tile rows (README, block order)
 };
 const int kPipeSweepSize = sizeof(kPipeSweep) / sizeof(kPipeSweep[0]);
