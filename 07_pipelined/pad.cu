@@ -3,6 +3,7 @@
 #include "07_pipelined/pad.cuh"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "common/check.h"
 #include "common/matrix.h"
@@ -53,3 +54,16 @@ const __nv_bfloat16* pad_rows(int which, const __nv_bfloat16* X, int rows, int K
   return Y;
 }
 
+bool rows_aligned(int K, const __nv_bfloat16* A, const __nv_bfloat16* Bt) {
+  return K % 8 == 0 && reinterpret_cast<uintptr_t>(A) % 16 == 0 &&
+         reinterpret_cast<uintptr_t>(Bt) % 16 == 0;
+}
+
+void pad_operands_if_unaligned(int M, int N, int& K, const __nv_bfloat16*& A,
+                               const __nv_bfloat16*& Bt) {
+  if (rows_aligned(K, A, Bt)) return;
+  const int Kp = (K + 7) / 8 * 8;
+  A = pad_rows(0, A, M, K, Kp);
+  Bt = pad_rows(1, Bt, N, K, Kp);
+  K = Kp;
+}

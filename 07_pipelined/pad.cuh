@@ -8,3 +8,10 @@
 #include <cuda_bf16.h>
 
 const __nv_bfloat16* pad_rows(int which, const __nv_bfloat16* X, int rows, int K, int Kp);
+
+// Are the rows of A and Bᵀ (K elements each) 16-byte aligned: K % 8 == 0, both bases aligned?
+bool rows_aligned(int K, const __nv_bfloat16* A, const __nv_bfloat16* Bt);
+// Where they are not, A and Bt become padded copies (pad_rows, buffers 0 and 1) and K becomes
+// round_up(K, 8); otherwise nothing changes. Every launcher of chapters 07 and 08 calls this.
+void pad_operands_if_unaligned(int M, int N, int& K, const __nv_bfloat16*& A,
+                               const __nv_bfloat16*& Bt);

@@ -14,7 +14,7 @@
 //              chapter 06's split-K beneath, and unaligned rows copied once into padded operands
 // Every M, N, K >= 1: tiles at the matrix edges are zero-filled by cp.async (src-size 0); rows
 // that are not 16-byte aligned (K % 8 != 0) are first copied into padded operands by every
-// launcher (pad_rows, pad.cu); --kernel unaligned_sync measures element loads instead (README).
+// launcher (pad_operands_if_unaligned, pad.cu); --kernel unaligned_sync measures element loads instead (README).
 //
 // Build and run (from the repository root):
 //   meson setup build && meson compile -C build
@@ -374,37 +374,30 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
 }
 
 // ---------------------------------------------------------------------------------------------
-// Unaligned rows: one copy into padded operands (pad_rows, pad.cu)
-// ---------------------------------------------------------------------------------------------
-bool rows_aligned(int K, const bf16* A, const bf16* Bt) {
-  return K % 8 == 0 && reinterpret_cast<uintptr_t>(A) % 16 == 0 &&
-         reinterpret_cast<uintptr_t>(Bt) % 16 == 0;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Launching one configuration
 // ---------------------------------------------------------------------------------------------
+// The kernel of a configuration, opted in to its dynamic shared memory (above 48 KiB a kernel
+// must opt in): once per kernel, at its first use, which is never a timed launch (every kernel
+// is verified first).
+template <typename Cfg>
+auto opted_in_kernel() {
+  static const auto kernel = [] {
+    auto k = pipelined_kernel<Cfg>;
+    CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    Cfg::kSmemBytes));
+    return k;
+  }();
+  return kernel;
+}
+
 // Every launch of a cp.async kernel goes through here: rows that are not 16-byte aligned are
 // first copied into padded operands (rows of round_up(K, 8), zeros after K), counted in the
 // time like any other part of the GEMM.
 template <typename Cfg>
 void launch_cfg(int M, int N, int K, const bf16* A, const bf16* Bt, float* out, int splits,
                 size_t slice_stride, bool atomic, int group) {
-  if (!Cfg::kSync && !rows_aligned(K, A, Bt)) {
-    const int Kp = ceil_div(K, 8) * 8;
-    A = pad_rows(0, A, M, K, Kp);
-    Bt = pad_rows(1, Bt, N, K, Kp);
-    K = Kp;
-  }
-  auto kernel = pipelined_kernel<Cfg>;
-  // Above 48 KiB a kernel must opt in to dynamic shared memory: once per kernel, at its first
-  // launch, which is never a timed one (every kernel is verified first).
-  static const bool opted_in = [&] {
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    Cfg::kSmemBytes));
-    return true;
-  }();
-  (void)opted_in;
+  if (!Cfg::kSync) pad_operands_if_unaligned(M, N, K, A, Bt);  // pad.cu
+  auto kernel = opted_in_kernel<Cfg>();
   // A 1-D grid of tiles (grouped_tile maps it): C itself would outgrow the GPU's memory long
   // before the tile count reached gridDim.x's limit of 2^31 - 1.
   const dim3 grid(unsigned(ceil_div(M, Cfg::BM)) * unsigned(ceil_div(N, Cfg::BN)), 1,
@@ -422,9 +415,7 @@ void launch_plain(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) 
 template <typename Cfg>
 int blocks_per_sm() {
   static const int n = [] {
-    auto kernel = pipelined_kernel<Cfg>;
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    Cfg::kSmemBytes));
+    auto kernel = opted_in_kernel<Cfg>();
     int b = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, Cfg::kThreads,
                                                              Cfg::kSmemBytes));

@@ -21,7 +21,7 @@
 //               each copies half of the shared Bᵀ tile and multicasts it to both
 //   tma_ring    (--kernel sweep) tma_pipe with each tile's wgmma waited for (wait_group 0)
 // Every M, N, K >= 1: TMA zero-fills the parts of a box outside the matrix; rows that are not
-// 16-byte aligned (K % 8 != 0) are copied once into padded operands (chapter 07's pad_rows).
+// 16-byte aligned (K % 8 != 0) are copied once into padded operands (chapter 07's pad_operands_if_unaligned).
 // This file is compiled for sm_90a only (08_hopper/meson.build): wgmma and setmaxnreg exist
 // nowhere else.
 //
@@ -40,6 +40,7 @@
 #include <map>
 #include <tuple>
 
+#include "05_tensorcore/mma_ptx.cuh"  // smem_addr
 #include "07_pipelined/pad.cuh"
 #include "07_pipelined/pipelined.cuh"  // grouped_tile
 #include "common/check.h"
@@ -54,10 +55,6 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // PTX wrappers
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
 // mbarrier (PTX ISA, "Parallel Synchronization and Communication Instructions: mbarrier").
 // A barrier completes a phase when its pending arrivals reach 0 and its expected transaction
 // bytes (expect_tx, counted down by TMA's complete_tx) reach 0; waiters test the parity of the
@@ -318,7 +315,7 @@ __device__ __forceinline__ void store_acc_staged(const float (&acc)[128], float*
 
 // The dynamic shared memory, rounded up to the 1024-byte alignment of the swizzle atoms.
 __device__ __forceinline__ uint32_t smem_base_1024(unsigned char* raw) {
-  return (smem_u32(raw) + 1023) & ~1023u;
+  return (smem_addr(raw) + 1023) & ~1023u;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -532,7 +529,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       release(it - 1);
       if constexpr (kStagedStore)  // each consumer warp's band, after the barriers
         store_acc_staged(acc, C, M, N, tc.m * kWsBM + row0, tc.n * kWsBN, t,
-                         reinterpret_cast<float*>(smem_raw + (base - smem_u32(smem_raw)) +
+                         reinterpret_cast<float*>(smem_raw + (base - smem_addr(smem_raw)) +
                                                   S * kWsStageBytes + 16 * S) +
                              (threadIdx.x / 32 - 4) * (kBandBytes / 4));
       else
@@ -674,17 +671,6 @@ const CUtensorMap* tensor_map(const bf16* X, int rows, int K, int box_rows) {
   return &cache.emplace(key, map).first->second;
 }
 
-// Rows not 16-byte aligned: copy once into padded operands (K rounded up to 8).
-void pad_if_needed(int M, int N, int& K, const bf16*& A, const bf16*& Bt) {
-  const bool aligned = K % 8 == 0 && reinterpret_cast<uintptr_t>(A) % 16 == 0 &&
-                       reinterpret_cast<uintptr_t>(Bt) % 16 == 0;
-  if (aligned) return;
-  const int Kp = (K + 7) / 8 * 8;
-  A = pad_rows(0, A, M, K, Kp);
-  Bt = pad_rows(1, Bt, N, K, Kp);
-  K = Kp;
-}
-
 // Above 48 KiB a kernel must opt in to dynamic shared memory: once per kernel.
 template <typename Kernel>
 void opt_in(Kernel kernel, int bytes) {
@@ -694,7 +680,7 @@ void opt_in(Kernel kernel, int bytes) {
 }  // namespace
 
 void launch_wgmma_sync(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  pad_if_needed(M, N, K, A, Bt);
+  pad_operands_if_unaligned(M, N, K, A, Bt);
   constexpr int kSmem = 2 * kTileBytes128 + 1024;  // + the alignment slack
   static const bool once = (opt_in(wgmma_sync_kernel, kSmem), true);
   (void)once;
@@ -705,7 +691,7 @@ void launch_wgmma_sync(int M, int N, int K, const bf16* A, const bf16* Bt, float
 
 template <int S, int kInFlight>
 void launch_tma_stages(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  pad_if_needed(M, N, K, A, Bt);
+  pad_operands_if_unaligned(M, N, K, A, Bt);
   constexpr int kSmem = S * 2 * kTileBytes128 + 16 * S + 1024;
   static const bool once = (opt_in(tma_kernel<S, kInFlight>, kSmem), true);
   (void)once;
@@ -729,7 +715,7 @@ void launch_tma_ring(int M, int N, int K, const bf16* A, const bf16* Bt, float* 
 template <bool kStagedStore = false>
 static void launch_ws(int M, int N, int K, const bf16* A, const bf16* Bt, float* C, int group,
                       bool persistent) {
-  pad_if_needed(M, N, K, A, Bt);
+  pad_operands_if_unaligned(M, N, K, A, Bt);
   // The stages, the barriers, the alignment slack, and (staged store) 8 consumer warps' bands.
   constexpr int kSmem = kWsStages * kWsStageBytes + 16 * kWsStages + 1024 +
                         (kStagedStore ? 8 * kBandBytes : 0);
@@ -755,7 +741,7 @@ void launch_persistent(int M, int N, int K, const bf16* A, const bf16* Bt, float
 // Clusters of 2 (cudaLaunchKernelEx with a cluster dimension), persistent: an even number of
 // blocks, at most one per SM.
 void launch_cluster_g(int M, int N, int K, const bf16* A, const bf16* Bt, float* C, int group) {
-  pad_if_needed(M, N, K, A, Bt);
+  pad_operands_if_unaligned(M, N, K, A, Bt);
   constexpr int kSmem = kWsStages * kWsStageBytes + 16 * kWsStages + 1024;
   static const bool once = (opt_in(cluster_kernel, kSmem), true);
   (void)once;
