@@ -7,7 +7,7 @@ int main(int argc, char** argv) {
   CliSpec spec;
   spec.program = "05_tensorcore/tensorcore";
   spec.summary =
-      "Chapter 05: tensor cores (WMMA, mma.sync with LDS, ldmatrix, swizzled tiles); BF16 A and "
+      "Chapter 05: tensor cores (WMMA with generic and with shared fragment loads, mma.sync with LDS, ldmatrix, swizzled tiles); BF16 A and "
       "Bᵀ, FP32 accumulate and C.";
   spec.default_shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4097, 4095, 4093}};
   spec.min_cc = 80;
@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   std::vector<Bf16GemmKernel> kernels = {
       {"cublas_bt", kBt, nullptr},
       {"wmma", kBt, launch_wmma},
+      {"wmma_shared", kBt, launch_wmma_shared},
       {"mma_lds", kBt, launch_mma_lds},
       {"mma_ldmatrix", kBt, launch_mma_ldmatrix},
       {"mma_swizzle", kBt, launch_mma_swizzle},

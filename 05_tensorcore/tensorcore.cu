@@ -6,6 +6,9 @@
 // per thread. A (M x K) and Bᵀ (N x K) are both K-major, as in chapter 04's simt_bt.
 //   wmma          nvcuda::wmma 16x16x16 fragments; (128, 128) block tile, BK 32, shared tiles
 //                 padded by 16 bytes a row; each warp a (64, 32) grid of 4 x 2 fragments.
+//   wmma_shared   the same kernel, with the fragments loaded by wmma.load ... .shared (inline
+//                 PTX into the API's fragments): nvcc emits the BF16 load_matrix_sync without
+//                 the state space, as generic 32-bit loads; with .shared, ptxas makes ldmatrix.
 //   mma_lds       the same tiling with mma.sync.m16n8k16 through inline PTX: the fragment
 //                 layout is now ours, each register filled by a 32-bit LDS from the padded tile.
 //   mma_ldmatrix  the fragments loaded by ldmatrix.x4: one instruction fills 4 registers of
@@ -23,6 +26,7 @@
 //   meson setup build && meson compile -C build
 //   ./build/05_tensorcore/tensorcore                  # check, then bench at the default sizes
 //   ./build/05_tensorcore/tensorcore --kernel mma_swizzle --size 4096 --bench
+//   ./build/05_tensorcore/tensorcore --kernel wmma,wmma_shared --size 4096 --bench
 //   meson test -C build --suite 05_tensorcore
 // Explanation and measurements: 05_tensorcore/README.md
 #include "05_tensorcore/tensorcore.cuh"
@@ -96,7 +100,7 @@ struct TileLoader {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// Step 1: WMMA
+// Steps 1 and 2: WMMA, with the API's fragment loads and with .shared ones
 // ---------------------------------------------------------------------------------------------
 namespace wmma_cfg {
 constexpr int BM = 128, BN = 128, BK = 32;  // block tile
@@ -104,8 +108,43 @@ constexpr int WM = 64, WN = 32;             // warp tile: (4, 2) fragments of (1
 constexpr int kThreads = (BM / WM) * (BN / WN) * 32;
 using ATile = SmemTile<BM, BK, TileLayout::kPadded>;
 using BTile = SmemTile<BN, BK, TileLayout::kPadded>;
+using FragA = nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, bf16, nvcuda::wmma::row_major>;
+// B(k, n) = Bᵀ(n, k): the Bᵀ tile read as a column-major (16 k, 16 n) matrix.
+using FragB = nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, bf16, nvcuda::wmma::col_major>;
 }  // namespace wmma_cfg
 
+// How the fragments come from shared memory.
+//   kApi:    wmma::load_matrix_sync. nvcc (13.0) emits the BF16 wmma.load without a state space
+//            (FP16 gets .shared), so each fragment register is a generic 32-bit LD.
+//   kShared: the same PTX instruction with .shared, from a shared address; ptxas turns each into
+//            one ldmatrix.x4. The fragments and the mma are still the API's: a BF16 (16, 16)
+//            fragment of A or B is 8 values in 4 registers, which is what wmma.load writes.
+enum class WmmaLoad { kApi, kShared };
+
+template <WmmaLoad L>
+__device__ __forceinline__ void wmma_load(wmma_cfg::FragA& f, const bf16* p, unsigned ld) {
+  if constexpr (L == WmmaLoad::kApi) {
+    nvcuda::wmma::load_matrix_sync(f, p, ld);
+  } else {
+    uint32_t* r = reinterpret_cast<uint32_t*>(f.x);
+    asm volatile("wmma.load.a.sync.aligned.row.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr(p)), "r"(ld));
+  }
+}
+template <WmmaLoad L>
+__device__ __forceinline__ void wmma_load(wmma_cfg::FragB& f, const bf16* p, unsigned ld) {
+  if constexpr (L == WmmaLoad::kApi) {
+    nvcuda::wmma::load_matrix_sync(f, p, ld);
+  } else {
+    uint32_t* r = reinterpret_cast<uint32_t*>(f.x);
+    asm volatile("wmma.load.b.sync.aligned.col.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr(p)), "r"(ld));
+  }
+}
+
+template <WmmaLoad L>
 __global__ void __launch_bounds__(wmma_cfg::kThreads, 2)
     wmma_kernel(int M, int N, int K, const bf16* __restrict__ A, const bf16* __restrict__ Bt,
                 float* __restrict__ C) {
@@ -149,19 +188,16 @@ __global__ void __launch_bounds__(wmma_cfg::kThreads, 2)
     }
     const bf16* as = As + stage * ATile::kElems;
     const bf16* bs = Bs + stage * BTile::kElems;
-    // Note: nvcc (13.0) emits the BF16 wmma.load without .shared, whatever the pointer (FP16
-    // gets .shared): each fragment register is a generic 32-bit LD, not an LDS or ldmatrix.
 #pragma unroll
     for (int kk = 0; kk < BK; kk += 16) {
-      wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> a[FM];
-      // B(k, n) = Bᵀ(n, k): the Bᵀ tile read as a column-major (16 k, 16 n) matrix.
-      wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> b[FN];
+      FragA a[FM];
+      FragB b[FN];
 #pragma unroll
       for (int i = 0; i < FM; ++i)
-        wmma::load_matrix_sync(a[i], as + ATile::offset(wm + 16 * i, kk), ATile::kRowElems);
+        wmma_load<L>(a[i], as + ATile::offset(wm + 16 * i, kk), ATile::kRowElems);
 #pragma unroll
       for (int j = 0; j < FN; ++j)
-        wmma::load_matrix_sync(b[j], bs + BTile::offset(wn + 16 * j, kk), BTile::kRowElems);
+        wmma_load<L>(b[j], bs + BTile::offset(wn + 16 * j, kk), BTile::kRowElems);
 #pragma unroll
       for (int i = 0; i < FM; ++i)
 #pragma unroll
@@ -175,18 +211,27 @@ __global__ void __launch_bounds__(wmma_cfg::kThreads, 2)
     __syncthreads();  // the next stage is complete, and this one is free to be overwritten
   }
 
-  // Epilogue. Which lane holds which accumulator element is unspecified for WMMA, so each
-  // fragment goes through a (16, 16) staging area in shared memory (the tiles are free now),
-  // from which lane l writes row l / 2, columns 8 (l % 2) .. + 7, masked at the edges.
+  // Epilogue. A fragment inside C goes straight to global memory with store_matrix_sync,
+  // which needs a 32-byte-aligned address: C aligned and N % 8 == 0 (the fragment's column is
+  // a multiple of 16). Which lane holds which accumulator element is unspecified for WMMA, so
+  // any other fragment goes through a (16, 16) staging area in shared memory (the tiles are
+  // free now), from which lane l writes row l / 2, columns 8 (l % 2) .. + 7, masked at the edges.
+  const bool c_direct = N % 8 == 0 && aligned(C, 32);
   float* stage = reinterpret_cast<float*>(smem) + warp * 16 * 16;
 #pragma unroll
   for (int i = 0; i < FM; ++i)
 #pragma unroll
     for (int j = 0; j < FN; ++j) {
+      const int fm = m0 + wm + 16 * i, fn = n0 + wn + 16 * j;  // the fragment's corner in C
+      if (c_direct && fm + 16 <= M && fn + 16 <= N) {  // the same for the whole warp
+        wmma::store_matrix_sync(C + static_cast<int64_t>(fm) * N + fn, acc[i][j], N,
+                                wmma::mem_row_major);
+        continue;
+      }
       wmma::store_matrix_sync(stage, acc[i][j], 16, wmma::mem_row_major);
       __syncwarp();  // the fragment is in shared memory before lanes read other lanes' parts
       const int r = lane / 2, c = 8 * (lane % 2);
-      const int m = m0 + wm + 16 * i + r, n = n0 + wn + 16 * j + c;
+      const int m = fm + r, n = fn + c;
       if (m < M)
 #pragma unroll
         for (int q = 0; q < 8; ++q)
@@ -195,15 +240,22 @@ __global__ void __launch_bounds__(wmma_cfg::kThreads, 2)
     }
 }
 
-void launch_wmma(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+template <WmmaLoad L>
+static void launch_wmma_with(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
   using namespace wmma_cfg;
   dim3 grid(ceil_div(N, BN), ceil_div(M, BM));
-  wmma_kernel<<<grid, kThreads>>>(M, N, K, A, Bt, C);
+  wmma_kernel<L><<<grid, kThreads>>>(M, N, K, A, Bt, C);
   CUDA_CHECK_LAUNCH();
+}
+void launch_wmma(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  launch_wmma_with<WmmaLoad::kApi>(M, N, K, A, Bt, C);
+}
+void launch_wmma_shared(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  launch_wmma_with<WmmaLoad::kShared>(M, N, K, A, Bt, C);
 }
 
 // ---------------------------------------------------------------------------------------------
-// Steps 2-4: mma.sync, one template
+// Steps 3-6: mma.sync, one template
 // ---------------------------------------------------------------------------------------------
 enum class FragLoad { kLds, kLdmatrix };
 

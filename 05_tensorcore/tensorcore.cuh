@@ -138,6 +138,7 @@ inline MmaArgs make_mma_args(int M, int N, int K, const bf16* A, const bf16* Bt,
 }
 
 void launch_wmma(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+void launch_wmma_shared(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_mma_lds(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_mma_ldmatrix(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_mma_swizzle(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
