@@ -273,8 +273,8 @@ void launch_simt_bigtile(int M, int N, int K, const float* A, const float* B, fl
 template <bool kBT>
 static constexpr SimtLauncher kTileLaunchers[] = {
     launch_simt_cfg<SimtBest, kBT>,  launch_simt_cfg<Simt128x128, kBT>,
-    launch_simt_cfg<Simt64x128, kBT>, launch_simt_cfg<Simt64x64, kBT>,
-    launch_simt_cfg<Simt32x64, kBT>,
+    launch_simt_cfg<Simt64x128, kBT>, launch_simt_cfg<Simt96x192, kBT>,
+    launch_simt_cfg<Simt64x64, kBT>,  launch_simt_cfg<Simt32x64, kBT>,
 };
 template <typename Cfg>
 constexpr bool is_option(int i) {
@@ -282,8 +282,8 @@ constexpr bool is_option(int i) {
 }
 static_assert(sizeof(kTileLaunchers<false>) / sizeof(SimtLauncher) == kSimtTileOptionCount &&
                   is_option<SimtBest>(0) && is_option<Simt128x128>(1) &&
-                  is_option<Simt64x128>(2) && is_option<Simt64x64>(3) &&
-                  is_option<Simt32x64>(4),
+                  is_option<Simt64x128>(2) && is_option<Simt96x192>(3) &&
+                  is_option<Simt64x64>(4) && is_option<Simt32x64>(5),
               "one launcher per option of the heuristic, in its order");
 
 // Blocks of each option's kernel that fit on one SM, and the SM count, read once per layout
@@ -304,8 +304,8 @@ template <bool kBT>
 static int choose_tile(int M, int N) {
   static const int fit[kSimtTileOptionCount] = {
       blocks_per_sm<SimtBest, kBT>(),   blocks_per_sm<Simt128x128, kBT>(),
-      blocks_per_sm<Simt64x128, kBT>(), blocks_per_sm<Simt64x64, kBT>(),
-      blocks_per_sm<Simt32x64, kBT>(),
+      blocks_per_sm<Simt64x128, kBT>(), blocks_per_sm<Simt96x192, kBT>(),
+      blocks_per_sm<Simt64x64, kBT>(),  blocks_per_sm<Simt32x64, kBT>(),
   };
   return choose_simt_tile(M, N, device_sm_count(), fit);
 }
@@ -324,10 +324,12 @@ const SimtNamedLauncher kSimtTiles[] = {
     {"simt_bt_128x128", true, kTileLaunchers<true>[1]},
     {"simt_64x128", false, kTileLaunchers<false>[2]},
     {"simt_bt_64x128", true, kTileLaunchers<true>[2]},
-    {"simt_64x64", false, kTileLaunchers<false>[3]},
-    {"simt_bt_64x64", true, kTileLaunchers<true>[3]},
-    {"simt_32x64", false, kTileLaunchers<false>[4]},
-    {"simt_bt_32x64", true, kTileLaunchers<true>[4]},
+    {"simt_96x192", false, kTileLaunchers<false>[3]},
+    {"simt_bt_96x192", true, kTileLaunchers<true>[3]},
+    {"simt_64x64", false, kTileLaunchers<false>[4]},
+    {"simt_bt_64x64", true, kTileLaunchers<true>[4]},
+    {"simt_32x64", false, kTileLaunchers<false>[5]},
+    {"simt_bt_32x64", true, kTileLaunchers<true>[5]},
 };
 const int kSimtTilesSize = sizeof(kSimtTiles) / sizeof(kSimtTiles[0]);
 

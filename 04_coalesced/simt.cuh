@@ -111,6 +111,9 @@ using SimtBest = SimtConfig<128, 256, 16, 64, 64, 8, 16, 1>;
 // The smaller block tiles the shape heuristic can choose.
 using Simt128x128 = SimtConfig<128, 128, 16, 64, 32, 8, 8, 1>;
 using Simt64x128 = SimtConfig<64, 128, 8, 32, 64, 8, 8, 3>;
+// For sizes with a factor 3 (1536 = 8 * 192): 6 warps of 96 x 32, 12 x 8 per thread (SimtBest's
+// 8 x 4 lane grid, with 3 x 2 pieces instead of 2 x 4).
+using Simt96x192 = SimtConfig<96, 192, 16, 96, 32, 12, 8, 1>;
 using Simt64x64 = SimtConfig<64, 64, 16, 32, 32, 8, 4, 4>;
 using Simt32x64 = SimtConfig<32, 64, 16, 32, 32, 8, 4, 4>;
 
@@ -134,6 +137,7 @@ inline constexpr SimtTileOption kSimtTileOptions[] = {
     {128, 256, 8, 1000},
     {128, 128, 8, 950},
     {64, 128, 4, 950},
+    {96, 192, 6, 980},
     {64, 64, 4, 810},
     {32, 64, 2, 790},
 };

@@ -263,7 +263,7 @@ TEST(coalesced_index, heuristic_picks_full_waves) {
   // Blocks per SM of each option on the H100 (cudaOccupancyMaxActiveBlocksPerMultiprocessor:
   // registers decide) and its SM count.
   constexpr int kH100 = 132;
-  const int fit[kSimtTileOptionCount] = {1, 1, 3, 4, 8};
+  const int fit[kSimtTileOptionCount] = {1, 1, 3, 1, 4, 8};
   auto pick = [&](int M, int N) { return kSimtTileOptions[choose_simt_tile(M, N, kH100, fit)]; };
   // 4096^2 in 128 x 256 tiles: 512 blocks, 3.88 waves of 132: the big tile stays.
   CHECK_EQ(pick(4096, 4096).bm, 128);
@@ -274,9 +274,10 @@ TEST(coalesced_index, heuristic_picks_full_waves) {
   // 64 x 128, 3 per SM, are 2.91 waves of 396.
   CHECK_EQ(pick(3072, 3072).bm, 64);
   CHECK_EQ(pick(3072, 3072).bn, 128);
-  // 1536^2: 72 blocks of 128 x 256 leave 60 SMs idle; 288 of 64 x 128 fit in one wave of 396.
-  CHECK_EQ(pick(1536, 1536).bn, 128);
-  CHECK_EQ(pick(1536, 1536).bm, 64);
+  // 1536^2: 72 blocks of 128 x 256 leave 60 SMs idle; 288 of 64 x 128 fill one wave of 396
+  // but leave 3 tiles on 24 SMs and 2 on the rest; 128 of 96 x 192 take 128 SMs once each.
+  CHECK_EQ(pick(1536, 1536).bm, 96);
+  CHECK_EQ(pick(1536, 1536).bn, 192);
   // Small outputs get small tiles: 512^2 in 128 x 256 tiles is 8 blocks for 132 SMs.
   CHECK(pick(512, 512).bm * pick(512, 512).bn <= 64 * 64);
   // The estimate follows the formula: 3072^2, 128 x 256, 1 per SM: 3 waves of one tile.
