@@ -92,7 +92,7 @@ std::string usage_text(const CliSpec& spec) {
       << "  --shapes LIST         several sizes, e.g. 1x1,8191x33\n";
   }
   o << "  --kernel NAME|all" << (spec.sweep.empty() ? "    " : "|sweep")
-    << " kernel to run (default all):";
+    << " kernel(s) to run, NAME,NAME,... for several (default all):\n                       ";
   for (const auto& k : spec.kernels)
     if (!is_sweep(spec, k)) o << " " << k;
   if (!spec.sweep.empty()) o << "\n                        sweep (tuning, not in all):";
@@ -105,7 +105,9 @@ std::string usage_text(const CliSpec& spec) {
   }
   o
     << "  --check               verify every kernel against the reference, no timing\n"
-    << "  --bench               verify, then time (median of --reps runs, L2 flushed)\n"
+    << "  --bench               verify, then time (median of --reps runs, L2 flushed); the\n"
+    << "                        kernels' runs are interleaved, each with its baseline's\n"
+    << "  --sequential          with --bench: time each kernel's runs back to back instead\n"
     << "  --reps R              timed repetitions (default " << spec.default_reps
     << ", fewer for slow kernels)\n"
     << "  --seed S              seed of the random inputs (default 1234)\n"
@@ -176,6 +178,9 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
     } else if (arg == "--bench") {
       if (!no_value()) return CliStatus::kError;
       want_bench = true;
+    } else if (arg == "--sequential") {
+      if (!no_value()) return CliStatus::kError;
+      o.sequential = true;
     } else if (arg == "--m" || arg == "--n" || arg == "--k" || arg == "--size") {
       if (arg == "--k" && !spec.has_k) {
         *error = "--k: this program's sizes are rows x cols (--m, --n); it has no K";
@@ -265,15 +270,27 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
       return CliStatus::kError;
     }
     o.kernels = spec.sweep;
-  } else {
-    bool known = false;
-    for (const auto& name : spec.kernels) known = known || name == kernel;
-    if (!known) {
-      *error = "unknown kernel '" + kernel + "'; known:";
-      for (const auto& name : spec.kernels) *error += " " + name;
-      return CliStatus::kError;
+  } else {  // one name, or several separated by commas
+    std::vector<std::string> names;
+    std::stringstream ss(kernel);
+    std::string item;
+    while (std::getline(ss, item, ',')) names.push_back(item);
+    if (names.empty() || kernel.back() == ',') names.push_back("");
+    for (const auto& want : names) {
+      bool known = false;
+      for (const auto& name : spec.kernels) known = known || name == want;
+      if (!known) {
+        *error = "unknown kernel '" + want + "'; known:";
+        for (const auto& name : spec.kernels) *error += " " + name;
+        return CliStatus::kError;
+      }
     }
-    o.kernels = {kernel};
+    for (const auto& name : spec.kernels)  // the chapter's order, each once
+      for (const auto& want : names)
+        if (name == want) {
+          o.kernels.push_back(name);
+          break;
+        }
   }
 
   if (want_check || want_bench) {

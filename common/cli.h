@@ -2,8 +2,9 @@
 //
 //   --m M --n N --k K | --size S    one problem size (S sets all three; --m/--n/--k override)
 //   --shapes MxNxK,MxNxK,...        several sizes (the GPU tests use this)
-//   --kernel NAME|all               which kernel(s); default all
+//   --kernel NAME[,NAME...]|all     which kernel(s); default all
 //   --check / --bench               verify only / verify then time; default both
+//   --sequential                    time each kernel's runs back to back (default: interleaved)
 //   --reps R  --seed S  --csv FILE  --list  --help
 //
 // Exit codes used by every program: 0 pass, 1 verification failure, 2 bad usage, 77 no GPU.
@@ -50,6 +51,7 @@ struct Options {
   std::vector<std::string> kernels;  // selected kernels, in the chapter's order
   bool check = true;
   bool bench = true;
+  bool sequential = false;  // time kernel after kernel instead of interleaving their runs
   int reps = 0;
   bool reps_given = false;
   uint64_t seed = 1234;

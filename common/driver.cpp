@@ -106,7 +106,11 @@ int run_chapter(Chapter ch, int argc, char** argv) {
       }
 
   std::printf("seed %llu, %s\n", static_cast<unsigned long long>(opt.seed),
-              opt.bench ? "verify then time (median, L2 flushed before each run)" : "verify only");
+              !opt.bench        ? "verify only"
+              : opt.sequential ? "verify then time (median, L2 flushed before each run; "
+                                 "each kernel's runs back to back)"
+                               : "verify then time (median, L2 flushed before each run; "
+                                 "the kernels' runs interleaved)");
   std::fflush(stdout);
 
   std::vector<ResultRow> rows;
@@ -150,18 +154,30 @@ int run_chapter(Chapter ch, int argc, char** argv) {
       rows.push_back(r);
     }
 
-    // 4. Time what passed.
+    // 4. Time what passed: all of it interleaved (Timer::time_interleaved), so that every
+    //    kernel and its baseline meet the GPU in the same states; or, with --sequential, each
+    //    kernel's runs back to back, one kernel after the other.
     if (opt.bench) {
-      for (size_t i = 0; i < ch.kernels.size(); ++i) {
-        if (!run[i] || rows[row_of[i]].status == "FAIL") continue;
-        ResultRow& r = rows[row_of[i]];
-        Timing t = timer->time([&] { c->launch(i); }, opt.reps, opt.reps_given);
+      std::vector<size_t> timed;
+      for (size_t i = 0; i < ch.kernels.size(); ++i)
+        if (run[i] && rows[row_of[i]].status != "FAIL") timed.push_back(i);
+      std::vector<Timing> t;
+      if (opt.sequential) {
+        for (size_t i : timed)
+          t.push_back(timer->time([&, i] { c->launch(i); }, opt.reps, opt.reps_given));
+      } else {
+        std::vector<std::function<void()>> launches;
+        for (size_t i : timed) launches.push_back([&, i] { c->launch(i); });
+        t = timer->time_interleaved(launches, opt.reps, opt.reps_given);
+      }
+      for (size_t x = 0; x < timed.size(); ++x) {
+        ResultRow& r = rows[row_of[timed[x]]];
         r.timed = true;
-        r.ms = t.median_ms;
-        r.ms_min = t.min_ms;
-        r.ms_max = t.max_ms;
-        r.reps = t.reps;
-        r.rate = c->work() / (t.median_ms * 1e-3) * ch.rate_scale;
+        r.ms = t[x].median_ms;
+        r.ms_min = t[x].min_ms;
+        r.ms_max = t[x].max_ms;
+        r.reps = t[x].reps;
+        r.rate = c->work() / (t[x].median_ms * 1e-3) * ch.rate_scale;
       }
       for (size_t i = first_row; i < rows.size(); ++i) {
         ResultRow& r = rows[i];

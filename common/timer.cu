@@ -18,52 +18,66 @@ double median(std::vector<double> v) {
 }
 }  // namespace
 
-Timing Timer::time(const std::function<void()>& launch, int reps, bool exact_reps) {
+std::vector<Timing> Timer::time_interleaved(const std::vector<std::function<void()>>& launches,
+                                           int reps, bool exact_reps) {
+  const size_t n = launches.size();
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
 
   // Warm-up: first-launch costs (module load, cuBLAS heuristics) stay out of the numbers;
-  // the second run, timed, sizes the repetition count.
-  launch();
-  CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes()));
-  CUDA_CHECK(cudaEventRecord(start));
-  launch();
-  CUDA_CHECK(cudaEventRecord(stop));
-  CUDA_CHECK(cudaEventSynchronize(stop));
-  float once = 0;
-  CUDA_CHECK(cudaEventElapsedTime(&once, start, stop));
-  if (!exact_reps) reps = std::max(3, std::min(reps, static_cast<int>(1000.0f / once)));
-
-  std::vector<cudaEvent_t> ev(2 * reps);
-  for (auto& e : ev) CUDA_CHECK(cudaEventCreate(&e));
-  for (int r = 0; r < reps; ++r) {
-    // Overwrite the whole L2 with unrelated data, outside the timed region.
-    CUDA_CHECK(cudaMemsetAsync(flush_.get(), r & 0xFF, flush_.bytes()));
-    CUDA_CHECK(cudaEventRecord(ev[2 * r]));
-    launch();
-    CUDA_CHECK(cudaEventRecord(ev[2 * r + 1]));
+  // the second run, timed, sizes the launch's repetition count.
+  std::vector<int> count(n, reps);
+  for (size_t i = 0; i < n; ++i) {
+    launches[i]();
+    CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes()));
+    CUDA_CHECK(cudaEventRecord(start));
+    launches[i]();
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float once = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&once, start, stop));
+    if (!exact_reps) count[i] = std::max(3, std::min(reps, static_cast<int>(1000.0f / once)));
   }
-  CUDA_CHECK(cudaEventSynchronize(ev.back()));
-  CUDA_CHECK(cudaGetLastError());
-
-  std::vector<double> ms(reps);
-  for (int r = 0; r < reps; ++r) {
-    float t = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&t, ev[2 * r], ev[2 * r + 1]));
-    ms[r] = t;
-  }
-  for (auto& e : ev) CUDA_CHECK(cudaEventDestroy(e));
   CUDA_CHECK(cudaEventDestroy(start));
   CUDA_CHECK(cudaEventDestroy(stop));
 
-  std::sort(ms.begin(), ms.end());
-  Timing t;
-  t.reps = reps;
-  t.min_ms = ms.front();
-  t.max_ms = ms.back();
-  t.median_ms = median(ms);
-  return t;
+  // The timed runs, round-robin: every launch's run r lies between runs r - 1 and r + 1 of
+  // every other launch that is still in the rotation.
+  std::vector<std::vector<cudaEvent_t>> ev(n);
+  for (size_t i = 0; i < n; ++i) {
+    ev[i].resize(2 * count[i]);
+    for (auto& e : ev[i]) CUDA_CHECK(cudaEventCreate(&e));
+  }
+  const int rounds = *std::max_element(count.begin(), count.end());
+  for (int r = 0; r < rounds; ++r)
+    for (size_t i = 0; i < n; ++i) {
+      if (r >= count[i]) continue;
+      // Overwrite the whole L2 with unrelated data, outside the timed region.
+      CUDA_CHECK(cudaMemsetAsync(flush_.get(), r & 0xFF, flush_.bytes()));
+      CUDA_CHECK(cudaEventRecord(ev[i][2 * r]));
+      launches[i]();
+      CUDA_CHECK(cudaEventRecord(ev[i][2 * r + 1]));
+    }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaGetLastError());
+
+  std::vector<Timing> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<double> ms(count[i]);
+    for (int r = 0; r < count[i]; ++r) {
+      float t = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&t, ev[i][2 * r], ev[i][2 * r + 1]));
+      ms[r] = t;
+    }
+    for (auto& e : ev[i]) CUDA_CHECK(cudaEventDestroy(e));
+    std::sort(ms.begin(), ms.end());
+    out[i].reps = count[i];
+    out[i].min_ms = ms.front();
+    out[i].max_ms = ms.back();
+    out[i].median_ms = median(ms);
+  }
+  return out;
 }
 
 std::vector<double> Timer::time_sequence(const std::vector<std::function<void()>>& parts,

@@ -1,5 +1,10 @@
 // Timing with CUDA events: warm-up, many repetitions, median; the L2 cache is flushed before
 // every timed run, so a 4096^2 problem (3 x 64 MB) is not served from the 50 MB L2.
+//
+// Kernels compared with each other are timed interleaved (time_interleaved): run r of every
+// kernel, then run r + 1 of every kernel, and so on. A GPU at its power limit lowers its clock
+// within milliseconds, so a kernel timed after another one's runs meets a hotter, slower GPU
+// than the one before it; interleaved, every kernel sees the same mix of states.
 #pragma once
 
 #include <functional>
@@ -16,10 +21,17 @@ class Timer {
  public:
   Timer();  // allocates the flush buffer: twice the L2 size
 
-  // Runs `launch` (which enqueues work on the default stream) twice to warm up, then `reps`
-  // times between events. Unless exact_reps, reps is lowered so that one kernel takes about a
-  // second in all (at least 3 runs): slow kernels of the early chapters would take minutes.
-  Timing time(const std::function<void()>& launch, int reps, bool exact_reps);
+  // Runs each launch (which enqueues work on the default stream) twice to warm up, then `reps`
+  // times between events, round-robin over the launches: run r of launch 0, 1, ..., then run
+  // r + 1 of each. Unless exact_reps, a launch's reps are lowered so that it takes about a
+  // second in all (at least 3 runs): slow kernels of the early chapters would take minutes;
+  // it then leaves the rotation early. One Timing per launch.
+  std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& launches,
+                                       int reps, bool exact_reps);
+  // One launch on its own (its runs back to back).
+  Timing time(const std::function<void()>& launch, int reps, bool exact_reps) {
+    return time_interleaved({launch}, reps, exact_reps).front();
+  }
 
   // Several launches back to back with events between them (a split-K GEMM and its reduction,
   // say): the median milliseconds of each part over `reps` runs of the whole sequence, after

@@ -50,6 +50,7 @@ def main():
     expect(["--m", "65536", "--n", "65536"] + ([] if no_k else ["--k", "1"]), 2, "size too large")
     expect(["--size", "99999999999999999999"], 2, "too large")
     expect(["--kernel", "no_such_kernel"] + size3, 2, "unknown kernel 'no_such_kernel'")
+    expect(["--kernel", "all,no_such_kernel"] + size3, 2, "unknown kernel 'all'")
     expect(["--bogus"], 2, "unknown option '--bogus'")
     expect(["--size"], 2, "needs a value")
     expect(["--reps", "zero"], 2, "not a whole number")

@@ -54,6 +54,21 @@ TEST(cli, sizes_kernel_and_modes) {
   CHECK(parse(gemm_spec(), {"--shapes", "1x2x3,4x5x6"}, &o, &err) == CliStatus::kOk);
   CHECK(o.shapes.size() == 2 && o.shapes[1].M == 4 && o.shapes[1].N == 5 && o.shapes[1].K == 6);
   CHECK(parse(gemm_spec(), {"--help"}, &o, &err) == CliStatus::kHelp);
+  CHECK(!o.sequential);
+  CHECK(parse(gemm_spec(), {"--bench", "--sequential"}, &o, &err) == CliStatus::kOk);
+  CHECK(o.sequential && o.bench && !o.check);
+}
+
+// Several kernels by name: each once, in the chapter's order (the order they are timed in).
+TEST(cli, kernel_lists) {
+  Options o;
+  std::string err;
+  CliSpec s = gemm_spec();
+  s.kernels = {"cublas", "fast", "faster"};
+  CHECK(parse(s, {"--kernel", "faster,cublas,faster"}, &o, &err) == CliStatus::kOk);
+  CHECK(o.kernels.size() == 2 && o.kernels[0] == "cublas" && o.kernels[1] == "faster");
+  CHECK(parse(s, {"--kernel=fast"}, &o, &err) == CliStatus::kOk);
+  CHECK(o.kernels.size() == 1 && o.kernels[0] == "fast");
 }
 
 TEST(cli, bad_numbers_are_refused) {
@@ -107,6 +122,10 @@ TEST(cli, largest_accepted_sizes) {
 TEST(cli, usage_mistakes_are_refused) {
   CHECK(refused({"--frobnicate"}, "unknown option '--frobnicate'"));
   CHECK(refused({"--kernel", "fastest"}, "unknown kernel 'fastest'"));
+  CHECK(refused({"--kernel", "fast,fastest"}, "unknown kernel 'fastest'"));
+  CHECK(refused({"--kernel", "fast,"}, "unknown kernel ''"));
+  CHECK(refused({"--kernel", ""}, "unknown kernel ''"));
+  CHECK(refused({"--sequential=yes"}, "takes no value"));
   CHECK(refused({"--size"}, "needs a value"));
   CHECK(refused({"--m", "4", "--n", "4"}, "give all of --m, --n and --k"));
   CHECK(refused({"--shapes", "4x4"}, "not of the form MxNxK"));
