@@ -10,7 +10,9 @@
 //                 distinct float4s per k.
 //   simt_bigtile  + a 128 x 256 block tile, 8 x 16 per thread (fewer loads per FMA; 1 block/SM).
 //   simt          + double buffering: the next tile's global loads overlap this tile's math.
-//                 It also picks the block tile from the shape (choose_simt_tile, simt.cuh).
+//                 It also picks the block tile from the shape (choose_simt_tile, simt.cuh);
+//                 for sizes like 1536 and 3072 that is 96 x 192, run by two groups of 6 warps
+//                 that share each K slab (SimtConfig's KSplit), so all 4 schedulers are busy.
 //   simt_bt       the same for Bᵀ: the B tile goes through A's transposing, swizzled path.
 // C = A * B, FP32; every M, N, K >= 1 (partial tiles zero-filled on load, masked on store;
 // 128-bit accesses only where the row length keeps them aligned, scalar ones elsewhere).
@@ -20,6 +22,7 @@
 //   ./build/04_coalesced/coalesced --kernel simt_warps --size 4096
 //   ./build/04_coalesced/coalesced --kernel simt_bt --m 4000 --n 3000 --k 2000
 //   ./build/04_coalesced/coalesced --kernel sweep --size 4096     # the tile sweep
+//   ./build/04_coalesced/coalesced --kernel simt_bt_96x192,simt_bt_96x192_w6 --size 1536 --bench
 // Explanation and measurements: 04_coalesced/README.md, "The SIMT ladder".
 #include "04_coalesced/simt.cuh"
 
@@ -147,34 +150,56 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     }
   };
 
-  // The lane parts of the swizzled read offsets, one per group of 4 k (see simt.cuh).
+  // Where the inner loop reads. One warp group: the lane parts of the swizzled offsets, one per
+  // group of 4 k (see simt.cuh), in registers; the piece parts are compile-time constants. Two
+  // groups (kKSplit): this thread's group takes k = k_first ... k_first + KG - 1 of every slab,
+  // and SimtReadOffsets (simt.cuh) keeps what depends on the group in registers.
+  constexpr int KG = Cfg::kGroupK;
   int a_lane[BK / 4], b_lane[BK / 4];
 #pragma unroll
   for (int q = 0; q < BK / 4; ++q) {
     a_lane[q] = kSwz ? swizzle_lane_part<BK, Cfg::kLaneRows>(4 * q, lr) : lr * 4;
     b_lane[q] = kSwz && kBT ? swizzle_lane_part<BK, Cfg::kLaneCols>(4 * q, lc) : lc * 4;
   }
+  const int k_first = KG * th.group;
+  const SimtReadOffsets<BK, BM, KG, Cfg::kKSplit, Cfg::kLaneRows, TM / 4, Cfg::kPieceStrideM,
+                        kSwz>
+      a_rd(k_first, wm, lr);
+  const SimtReadOffsets<BK, BN, KG, Cfg::kKSplit, Cfg::kLaneCols, TN / 4, Cfg::kPieceStrideN,
+                        kSwz && kBT>
+      b_rd(k_first, wn, lc);
+  // Word offsets, within a stage's tile, of A's piece i and B's piece j at k_first + kk.
+  auto a_at = [&](int kk, int i) {
+    if constexpr (Cfg::kKSplit == 1)  // = kk * BM + kmajor_swizzle(kk, wm + i * kPieceStrideM + lr * 4)
+      return kk * BM + (wm + a_lane[kk / 4] +
+                        (kSwz ? swizzle_piece_part<BK, Cfg::kLaneRows>(kk, i)
+                              : i * Cfg::kPieceStrideM));
+    else
+      return a_rd.at(kk, i);
+  };
+  auto b_at = [&](int kk, int j) {
+    if constexpr (Cfg::kKSplit == 1)
+      return kk * BN + (wn + b_lane[kk / 4] +
+                        (kSwz && kBT ? swizzle_piece_part<BK, Cfg::kLaneCols>(kk, j)
+                                     : j * Cfg::kPieceStrideN));
+    else
+      return b_rd.at(kk, j);
+  };
 
   float acc[TM][TN] = {};
-  // The outer products of one (BK, BM) x (BK, BN) pair of tiles.
+  // The outer products of this group's k of one (BK, BM) x (BK, BN) pair of tiles.
   auto compute_tile = [&](const float* as, const float* bs) {
 #pragma unroll
-    for (int k = 0; k < BK; ++k) {
+    for (int kk = 0; kk < KG; ++kk) {
       float a[TM], b[TN];
 #pragma unroll
       for (int i = 0; i < TM / 4; ++i) {  // TM values of A for this k: TM/4 float4 loads
-        // = kmajor_swizzle(k, wm + i * kPieceStrideM + lr * 4), without address arithmetic
-        const int m = wm + a_lane[k / 4] +
-                      (kSwz ? swizzle_piece_part<BK, Cfg::kLaneRows>(k, i) : i * Cfg::kPieceStrideM);
-        const float4 v = *reinterpret_cast<const float4*>(&as[k * BM + m]);
+        const float4 v = *reinterpret_cast<const float4*>(&as[a_at(kk, i)]);
         a[4 * i + 0] = v.x, a[4 * i + 1] = v.y, a[4 * i + 2] = v.z, a[4 * i + 3] = v.w;
       }
 #pragma unroll
       for (int j = 0; j < TN / 4; ++j) {  // TN values of B for this k
-        const int n = wn + b_lane[k / 4] +
-                      (kSwz && kBT ? swizzle_piece_part<BK, Cfg::kLaneCols>(k, j)
-                                   : j * Cfg::kPieceStrideN);
-        const float4 v = *reinterpret_cast<const float4*>(&bs[k * BN + n]);
+        const float4 v = *reinterpret_cast<const float4*>(&bs[b_at(kk, j)]);
         b[4 * j + 0] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
       }
 #pragma unroll
@@ -211,6 +236,26 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       if (t + 1 < tiles) store_tile(1 - stage);
       __syncthreads();  // the next stage is complete, and this one is free to be overwritten
     }
+  }
+
+  if constexpr (Cfg::kKSplit > 1) {
+    // The groups' partial tiles add up: group 1 leaves its values in shared memory (free now:
+    // the loop ended on a barrier), value (i, j) of group thread t at (i * TN + j) * G + t, so
+    // that consecutive threads write consecutive words; group 0 adds them and stores C.
+    constexpr int G = Cfg::kGroupThreads;
+    const int t = tid % G;
+    if (th.group == 1) {
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) smem[(i * TN + j) * G + t] = acc[i][j];
+    }
+    __syncthreads();  // group 1's partial tile is in shared memory
+    if (th.group == 1) return;
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) acc[i][j] += smem[(i * TN + j) * G + t];
   }
 
   // Epilogue: float4 stores where the row of C allows (N % 4 == 0), else masked scalars.
@@ -326,6 +371,9 @@ const SimtNamedLauncher kSimtTiles[] = {
     {"simt_bt_64x128", true, kTileLaunchers<true>[2]},
     {"simt_96x192", false, kTileLaunchers<false>[3]},
     {"simt_bt_96x192", true, kTileLaunchers<true>[3]},
+    // The 96 x 192 tile with one group of 6 warps (README: why two groups).
+    {"simt_96x192_w6", false, launch_simt_cfg<Simt96x192w6, false>},
+    {"simt_bt_96x192_w6", true, launch_simt_cfg<Simt96x192w6, true>},
     {"simt_64x64", false, kTileLaunchers<false>[4]},
     {"simt_bt_64x64", true, kTileLaunchers<true>[4]},
     {"simt_32x64", false, kTileLaunchers<false>[5]},

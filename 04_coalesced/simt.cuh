@@ -17,15 +17,21 @@
 //   VecLoads:     128-bit global loads where the row allows (else four 32-bit loads per piece)
 //   Swizzle:      the XOR swizzle on the transposed (K-major) tiles (else stored plain)
 //   DoubleBuffer: two shared stages; the next tile's loads overlap this tile's math
+// KSplit: groups of warps that share the block tile's K. Each group has one warp per warp tile
+// and takes BK / KSplit of every K slab; at the end the groups add their partial tiles through
+// shared memory. For tiles whose warp count does not divide by the SM's 4 schedulers (6 warps
+// put 2 on two schedulers and 1 on the others), twice the warps are 3 a scheduler.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int MinBlocks_,
-          bool VecLoads_ = true, bool Swizzle_ = true, bool DoubleBuffer_ = true>
+          bool VecLoads_ = true, bool Swizzle_ = true, bool DoubleBuffer_ = true, int KSplit_ = 1>
 struct SimtConfig {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
   static constexpr bool kVecLoads = VecLoads_, kSwizzle = Swizzle_, kDoubleBuffer = DoubleBuffer_;
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;  // warp tiles of the block
   static constexpr int kLaneRows = WM / TM, kLaneCols = WN / TN;  // threads along M, along N
   static constexpr int kTileThreads = kLaneRows * kLaneCols;      // threads of one warp tile
-  static constexpr int kThreads = kWarpsM * kWarpsN * kTileThreads;
+  static constexpr int kKSplit = KSplit_, kGroupK = BK / KSplit_;  // warp groups, k per slab
+  static constexpr int kGroupThreads = kWarpsM * kWarpsN * kTileThreads;  // one group's threads
+  static constexpr int kThreads = kGroupThreads * kKSplit;
   static constexpr int kPieceStrideM = WM / (TM / 4), kPieceStrideN = WN / (TN / 4);
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles divide the block tile");
   static_assert(kTileThreads % 32 == 0, "a warp tile holds whole warps");
@@ -38,8 +44,14 @@ struct SimtConfig {
                 "warp tiles span whole groups of 8 float4s, which the swizzle permutes within");
   static_assert((kLaneRows & (kLaneRows - 1)) == 0 && (kLaneCols & (kLaneCols - 1)) == 0,
                 "the swizzle's lane/piece split needs power-of-two lane counts");
+  static_assert(kKSplit == 1 || (kKSplit == 2 && kWarpsM * kWarpsN > 1),
+                "one or two groups of warp tiles");
+  static_assert(kGroupK % 4 == 0, "a group takes whole float4s of k");
   static constexpr int kStages = kDoubleBuffer ? 2 : 1;
-  static constexpr int kSmemBytes = kStages * BK * (BM + BN) * sizeof(float);
+  // The stages; with two groups, the second group's partial tile on its way to the first.
+  static constexpr int kStageBytes = kStages * BK * (BM + BN) * sizeof(float);
+  static constexpr int kReduceBytes = kKSplit > 1 ? BM * BN * sizeof(float) : 0;
+  static constexpr int kSmemBytes = kStageBytes > kReduceBytes ? kStageBytes : kReduceBytes;
   static constexpr int kMinBlocks = MinBlocks_;
 };
 
@@ -77,13 +89,52 @@ __host__ __device__ constexpr int swizzle_piece_part(int k, int p) {
   return ((p * kLanes) ^ (swizzle_mask<BK>(k) & ~(kLanes - 1))) * 4;
 }
 
-// Where thread `tid` of a block of configuration Cfg reads and writes: its warp tile's offset
-// in the block tile and its place (lr, lc) in the warp tile's thread grid. Row of its i-th
-// output row and column of its j-th output column, within the block tile.
+// Word offsets of one thread's float4 reads of one operand tile in the inner loop: piece p of
+// its micro-tile at k = k_first + kk of a (BK, BX) tile, swizzled or plain; its warp tile starts
+// at x0, its lane along the tile is `lane`, and its warp group's k start at k_first. In the
+// unrolled loop kk and p are compile-time constants, so what depends on the thread is computed
+// once, into registers:
+//   - one per group of 4 k (the lane part, plus x0 and the group's first row) where the piece
+//     part is the same for every warp group: always with one group (k_first = 0);
+//   - else one per group of 4 k and piece.
+// The swizzle's mask of k_first + kk is mask(k_first) | mask(kk) (k_first is a multiple of
+// kGroupK, whose mask is a power of two above every mask(kk)), so the piece part depends on the
+// group only where some group's mask(k_first) reaches the piece bits (>= kLanes).
+template <int BK, int BX, int kGroupK, int kGroups, int kLanes, int kPieces, int kStride,
+          bool kSwizzled>
+struct SimtReadOffsets {
+  static constexpr bool kWhole =
+      kSwizzled && swizzle_mask<BK>((kGroups - 1) * kGroupK) >= kLanes;
+  int base[kGroupK / 4][kWhole ? kPieces : 1];
+  __host__ __device__ SimtReadOffsets(int k_first, int x0, int lane) {
+    for (int q = 0; q < kGroupK / 4; ++q) {  // (short constant loops: the compiler unrolls them)
+      const int k = k_first + 4 * q;
+      for (int p = 0; p < (kWhole ? kPieces : 1); ++p)
+        base[q][p] = k_first * BX + x0 +
+                     (!kSwizzled ? lane * 4
+                                 : swizzle_lane_part<BK, kLanes>(k, lane) +
+                                       (kWhole ? swizzle_piece_part<BK, kLanes>(k, p) : 0));
+    }
+  }
+  __host__ __device__ int at(int kk, int p) const {
+    if constexpr (kWhole)
+      return kk * BX + base[kk / 4][p];
+    else
+      return kk * BX + (base[kk / 4][0] +
+                        (kSwizzled ? swizzle_piece_part<BK, kLanes>(kk, p) : p * kStride));
+  }
+};
+
+// Where thread `tid` of a block of configuration Cfg reads and writes: its warp group (which
+// share of each K slab), its warp tile's offset in the block tile and its place (lr, lc) in the
+// warp tile's thread grid. Row of its i-th output row and column of its j-th output column,
+// within the block tile.
 template <typename Cfg>
 struct SimtThread {
-  int wm, wn, lr, lc;
+  int group, wm, wn, lr, lc;
   __host__ __device__ explicit SimtThread(int tid) {
+    group = Cfg::kKSplit > 1 ? tid / Cfg::kGroupThreads : 0;  // (one group: known to be 0)
+    if (Cfg::kKSplit > 1) tid %= Cfg::kGroupThreads;
     const int warp = tid / Cfg::kTileThreads, lane = tid % Cfg::kTileThreads;
     wm = (warp / Cfg::kWarpsN) * Cfg::WM;
     wn = (warp % Cfg::kWarpsN) * Cfg::WN;
@@ -111,9 +162,13 @@ using SimtBest = SimtConfig<128, 256, 16, 64, 64, 8, 16, 1>;
 // The smaller block tiles the shape heuristic can choose.
 using Simt128x128 = SimtConfig<128, 128, 16, 64, 32, 8, 8, 1>;
 using Simt64x128 = SimtConfig<64, 128, 8, 32, 64, 8, 8, 3>;
-// For sizes with a factor 3 (1536 = 8 * 192): 6 warps of 96 x 32, 12 x 8 per thread (SimtBest's
-// 8 x 4 lane grid, with 3 x 2 pieces instead of 2 x 4).
-using Simt96x192 = SimtConfig<96, 192, 16, 96, 32, 12, 8, 1>;
+// For sizes with a factor 3 (1536 = 8 * 192, 3072 = 16 * 192): a 96 x 192 tile of 6 warp tiles
+// of 96 x 32, 12 x 8 per thread (SimtBest's 8 x 4 lane grid, with 3 x 2 pieces instead of 2 x 4).
+// Six warps leave two of the SM's four schedulers with one warp (README), so the heuristic's
+// tile has two groups of 6 warps, each taking 4 of every 8 k: 12 warps, 3 per scheduler. 384
+// threads get at most 168 registers each; at BK 16 the Bᵀ kernel would spill.
+using Simt96x192 = SimtConfig<96, 192, 8, 96, 32, 12, 8, 1, true, true, true, 2>;
+using Simt96x192w6 = SimtConfig<96, 192, 16, 96, 32, 12, 8, 1>;  // one group, 6 warps
 using Simt64x64 = SimtConfig<64, 64, 16, 32, 32, 8, 4, 4>;
 using Simt32x64 = SimtConfig<32, 64, 16, 32, 32, 8, 4, 4>;
 
@@ -137,7 +192,7 @@ inline constexpr SimtTileOption kSimtTileOptions[] = {
     {128, 256, 8, 1000},
     {128, 128, 8, 950},
     {64, 128, 4, 950},
-    {96, 192, 6, 980},
+    {96, 192, 12, 980},  // two groups of 6 warps
     {64, 64, 4, 810},
     {32, 64, 2, 790},
 };
@@ -160,11 +215,14 @@ __host__ __device__ constexpr double simt_estimated_time(int M, int N, int sms, 
 }
 // Index into kSimtTileOptions of the block tile for an M x N output on `sms` SMs, where
 // blocks_per_sm[i] blocks of option i fit on an SM (the launcher asks the CUDA occupancy API).
+// An option of which no block fits (0: too many registers or too much shared memory for this
+// GPU) is never chosen; the last, smallest, option fits on every GPU the tutorial supports.
 __host__ inline int choose_simt_tile(int M, int N, int sms, const int* blocks_per_sm) {
-  int best = 0;
-  for (int i = 1; i < kSimtTileOptionCount; ++i)
-    if (simt_estimated_time(M, N, sms, blocks_per_sm[i], kSimtTileOptions[i]) <
-        simt_estimated_time(M, N, sms, blocks_per_sm[best], kSimtTileOptions[best]))
+  int best = kSimtTileOptionCount - 1;
+  for (int i = kSimtTileOptionCount - 2; i >= 0; --i)
+    if (blocks_per_sm[i] > 0 &&
+        simt_estimated_time(M, N, sms, blocks_per_sm[i], kSimtTileOptions[i]) <=
+            simt_estimated_time(M, N, sms, blocks_per_sm[best], kSimtTileOptions[best]))
       best = i;
   return best;
 }

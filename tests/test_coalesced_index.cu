@@ -160,8 +160,8 @@ TEST(coalesced_index, simt_float4_reads_take_the_ideal_four_wavefronts) {
 }
 
 namespace {
-// Every element of the (BM, BN) block tile is computed by exactly one thread (SimtThread, the
-// kernel's own index functions), and every index stays inside the tile.
+// Every element of the (BM, BN) block tile is computed by exactly one thread of each warp
+// group (SimtThread, the kernel's own index functions), and every index stays inside the tile.
 template <typename Cfg>
 bool simt_threads_cover_the_tile_once() {
   std::vector<int> hits(Cfg::BM * Cfg::BN, 0);
@@ -175,7 +175,37 @@ bool simt_threads_cover_the_tile_once() {
       }
   }
   for (int h : hits)
-    if (h != 1) return false;
+    if (h != Cfg::kKSplit) return false;
+  return true;
+}
+
+// The inner loop's read offsets (SimtReadOffsets: registers per thread plus compile-time
+// parts) equal the plain formula, k * BX + kmajor_swizzle(k, x) (or k * BX + x unswizzled), for
+// every thread, k of its group and piece; and the groups read disjoint k that cover the slab.
+template <typename Cfg, bool kA, bool kSwizzled>
+bool simt_read_offsets_match() {
+  constexpr int BK = Cfg::BK, BX = kA ? Cfg::BM : Cfg::BN, KG = Cfg::kGroupK;
+  constexpr int kLanes = kA ? Cfg::kLaneRows : Cfg::kLaneCols;
+  constexpr int kPieces = kA ? Cfg::TM / 4 : Cfg::TN / 4;
+  constexpr int kStride = kA ? Cfg::kPieceStrideM : Cfg::kPieceStrideN;
+  std::vector<int> k_reads(BK, 0);
+  for (int tid = 0; tid < Cfg::kThreads; ++tid) {
+    const SimtThread<Cfg> th(tid);
+    const int x0 = kA ? th.wm : th.wn, lane = kA ? th.lr : th.lc, k_first = KG * th.group;
+    const SimtReadOffsets<BK, BX, KG, Cfg::kKSplit, kLanes, kPieces, kStride, kSwizzled> rd(
+        k_first, x0, lane);
+    for (int kk = 0; kk < KG; ++kk) {
+      const int k = k_first + kk;
+      if (tid % Cfg::kGroupThreads == 0) ++k_reads[k];
+      for (int p = 0; p < kPieces; ++p) {
+        const int x = x0 + p * kStride + lane * 4;
+        const int want = k * BX + (kSwizzled ? kmajor_swizzle<BK>(k, x) : x);
+        if (rd.at(kk, p) != want) return false;
+      }
+    }
+  }
+  for (int n : k_reads)
+    if (n != 1) return false;
   return true;
 }
 
@@ -188,16 +218,16 @@ int simt_read_wavefronts() {
   constexpr int kStride = kA ? Cfg::kPieceStrideM : Cfg::kPieceStrideN;
   int worst = 0;
   for (int warp = 0; warp < Cfg::kThreads / 32; ++warp)
-    for (int k = 0; k < Cfg::BK; ++k)
+    for (int kk = 0; kk < Cfg::kGroupK; ++kk)
       for (int p = 0; p < kPieces; ++p) {
         uint32_t a[32];
         for (int lane = 0; lane < 32; ++lane) {
           const SimtThread<Cfg> th(warp * 32 + lane);
           const int x0 = kA ? th.wm : th.wn, l = kA ? th.lr : th.lc;
-          const int x = kSwizzled ? x0 + swizzle_piece_part<Cfg::BK, kLanes>(k, p) +
-                                        swizzle_lane_part<Cfg::BK, kLanes>(k, l)
-                                  : x0 + p * kStride + l * 4;
-          a[lane] = 4 * (k * BX + x);
+          const SimtReadOffsets<Cfg::BK, BX, Cfg::kGroupK, Cfg::kKSplit, kLanes, kPieces, kStride,
+                                kSwizzled>
+              rd(Cfg::kGroupK * th.group, x0, l);
+          a[lane] = 4 * rd.at(kk, p);
         }
         worst = std::max(worst, shared_wavefronts(a, 32, 16));
       }
@@ -212,6 +242,8 @@ TEST(coalesced_index, simt_threads_cover_their_block_tile_once) {
   CHECK(simt_threads_cover_the_tile_once<SimtBest>());
   CHECK(simt_threads_cover_the_tile_once<Simt128x128>());
   CHECK(simt_threads_cover_the_tile_once<Simt64x128>());
+  CHECK(simt_threads_cover_the_tile_once<Simt96x192w6>());  // 3 pieces along M, 32 rows apart
+  CHECK(simt_threads_cover_the_tile_once<Simt96x192>());  // once by each of its 2 groups
   CHECK(simt_threads_cover_the_tile_once<Simt64x64>());
   CHECK(simt_threads_cover_the_tile_once<Simt32x64>());
 }
@@ -241,9 +273,51 @@ TEST(coalesced_index, simt_heuristic_tiles_are_conflict_free) {
   CHECK_EQ((simt_read_wavefronts<Simt64x64, false, true>()), 4);
   CHECK_EQ((simt_read_wavefronts<Simt32x64, true, true>()), 4);
   CHECK_EQ((simt_read_wavefronts<Simt32x64, false, true>()), 4);
+  // The 96 x 192 tile: rows of 24 and 48 float4s, 3 groups of 8 and 6; 3 pieces along M. With
+  // one group of warps (BK 16) and with two (BK 8; more in simt_read_offsets_are_the_swizzle).
+  using W6 = Simt96x192w6;
+  CHECK_EQ((simt_read_wavefronts<W6, true, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<W6, false, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<W6, false, false>()), 4);
+  CHECK_EQ((kmajor_store_wavefronts<16, 96>(true)), 1);
+  CHECK_EQ((kmajor_store_wavefronts<16, 192>(true)), 1);
+  CHECK((split_swizzle_matches<16, W6::kLaneRows, W6::TM / 4>()));
+  CHECK((split_swizzle_matches<16, W6::kLaneCols, W6::TN / 4>()));
+  CHECK((split_swizzle_matches<8, W6::kLaneRows, W6::TM / 4>()));
+  CHECK((split_swizzle_matches<8, W6::kLaneCols, W6::TN / 4>()));
+  CHECK((kmajor_swizzle_is_a_row_permutation<16, 96>()));
+  CHECK((kmajor_swizzle_is_a_row_permutation<16, 192>()));
+  CHECK((kmajor_swizzle_is_a_row_permutation<8, 96>()));
+  CHECK((kmajor_swizzle_is_a_row_permutation<8, 192>()));
   CHECK_EQ((kmajor_store_wavefronts<16, 32>(true)), 1);
   CHECK((split_swizzle_matches<16, 4, 1>()));  // B of the 32 x 32 warps with TN = 4: 8 lanes
   CHECK((split_swizzle_matches<16, 8, 1>()));
+}
+
+TEST(coalesced_index, simt_read_offsets_are_the_swizzle) {
+  // One warp group: the lane part in a register, the piece part a constant.
+  CHECK((simt_read_offsets_match<SimtBest, true, true>()));
+  CHECK((simt_read_offsets_match<SimtBest, false, true>()));
+  CHECK((simt_read_offsets_match<SimtBest, false, false>()));
+  CHECK((simt_read_offsets_match<Simt64x128, true, true>()));
+  CHECK((simt_read_offsets_match<Simt96x192w6, false, true>()));
+  CHECK((simt_read_offsets_match<SimtStepLds128, true, false>()));
+  // Two groups: group 1's mask moves B's pieces (4 lanes along N: mask 4 reaches the piece
+  // bits), so those offsets are kept whole; A's 8 lanes along M absorb it.
+  using K2 = Simt96x192;
+  CHECK((simt_read_offsets_match<K2, true, true>()));
+  CHECK((simt_read_offsets_match<K2, false, true>()));
+  CHECK((simt_read_offsets_match<K2, false, false>()));
+  CHECK(!(SimtReadOffsets<K2::BK, K2::BM, K2::kGroupK, 2, K2::kLaneRows, K2::TM / 4,
+                          K2::kPieceStrideM, true>::kWhole));
+  CHECK((SimtReadOffsets<K2::BK, K2::BN, K2::kGroupK, 2, K2::kLaneCols, K2::TN / 4,
+                         K2::kPieceStrideN, true>::kWhole));
+  // And they stay conflict-free: 4 wavefronts per float4 read, the 8-k tile's stores 1.
+  CHECK_EQ((simt_read_wavefronts<K2, true, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<K2, false, true>()), 4);
+  CHECK_EQ((simt_read_wavefronts<K2, false, false>()), 4);
+  CHECK_EQ((kmajor_store_wavefronts<8, 96>(true)), 1);
+  CHECK_EQ((kmajor_store_wavefronts<8, 192>(true)), 1);
 }
 
 TEST(coalesced_index, ladder_steps_change_what_the_calculator_predicts) {
@@ -271,9 +345,13 @@ TEST(coalesced_index, heuristic_picks_full_waves) {
   CHECK_EQ(pick(8192, 8192).bn, 256);
   CHECK_EQ(pick(2048, 2048).bn, 256);  // 128 blocks: 0.97 of a wave
   // 3072^2: 288 blocks of 128 x 256 are 2.18 waves (the third runs 18% full); 1152 blocks of
-  // 64 x 128, 3 per SM, are 2.91 waves of 396.
-  CHECK_EQ(pick(3072, 3072).bm, 64);
-  CHECK_EQ(pick(3072, 3072).bn, 128);
+  // 64 x 128, 3 per SM, are 2.91 waves of 396; 512 of 96 x 192 are 3.88 waves of 132, and 12
+  // warps fill the SM: 4 * 18432 / 0.98 = 75,233 against 9 * 8192 / 0.95 = 77,608.
+  CHECK_EQ(pick(3072, 3072).bm, 96);
+  CHECK_EQ(pick(3072, 3072).bn, 192);
+  // Without the 96 x 192 tile, 3072^2 takes 64 x 128.
+  const int no96[kSimtTileOptionCount] = {1, 1, 3, 0, 4, 8};
+  CHECK_EQ(kSimtTileOptions[choose_simt_tile(3072, 3072, kH100, no96)].bm, 64);
   // 1536^2: 72 blocks of 128 x 256 leave 60 SMs idle; 288 of 64 x 128 fill one wave of 396
   // but leave 3 tiles on 24 SMs and 2 on the rest; 128 of 96 x 192 take 128 SMs once each.
   CHECK_EQ(pick(1536, 1536).bm, 96);
