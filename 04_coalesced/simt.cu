@@ -168,9 +168,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   const SimtReadOffsets<BK, BN, KG, Cfg::kKSplit, Cfg::kLaneCols, TN / 4, Cfg::kPieceStrideN,
                         kSwz && kBT>
       b_rd(k_first, wn, lc);
-  // Word offsets, within a stage's tile, of A's piece i and B's piece j at k_first + kk.
+  // Word offsets, within a stage's tile, of A's piece i and B's piece j at k_first + kk; with
+  // one group, kk * BM + kmajor_swizzle(kk, wm + i * kPieceStrideM + lr * 4) and the like.
   auto a_at = [&](int kk, int i) {
-    if constexpr (Cfg::kKSplit == 1)  // = kk * BM + kmajor_swizzle(kk, wm + i * kPieceStrideM + lr * 4)
+    if constexpr (Cfg::kKSplit == 1)
       return kk * BM + (wm + a_lane[kk / 4] +
                         (kSwz ? swizzle_piece_part<BK, Cfg::kLaneRows>(kk, i)
                               : i * Cfg::kPieceStrideM));

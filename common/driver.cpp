@@ -154,9 +154,10 @@ int run_chapter(Chapter ch, int argc, char** argv) {
       rows.push_back(r);
     }
 
-    // 4. Time what passed: all of it interleaved (Timer::time_interleaved), so that every
-    //    kernel and its baseline meet the GPU in the same states; or, with --sequential, each
-    //    kernel's runs back to back, one kernel after the other.
+    // 4. Time what passed: all of it interleaved (Timer::time_interleaved), so that no kernel
+    //    is timed on a GPU that the kernels timed before it have heated; or, with --sequential,
+    //    each kernel's runs back to back, one kernel after the other. (At the power limit each
+    //    run still starts at the clock the run before it left: chapter 07's README.)
     if (opt.bench) {
       std::vector<size_t> timed;
       for (size_t i = 0; i < ch.kernels.size(); ++i)

@@ -3,8 +3,9 @@
 //
 // Kernels compared with each other are timed interleaved (time_interleaved): run r of every
 // kernel, then run r + 1 of every kernel, and so on. A GPU at its power limit lowers its clock
-// within milliseconds, so a kernel timed after another one's runs meets a hotter, slower GPU
-// than the one before it; interleaved, every kernel sees the same mix of states.
+// within milliseconds, so a kernel timed after another one's runs would meet a hotter, slower
+// GPU than the one before it. Interleaved, no kernel inherits a whole series of another's runs;
+// each run still starts at the clock the run before it left (chapter 07's README measures both).
 #pragma once
 
 #include <functional>
