@@ -95,8 +95,10 @@ __host__ __device__ constexpr int swizzle_piece_part(int k, int p) {
 // unrolled loop kk and p are compile-time constants, so what depends on the thread is computed
 // once, into registers:
 //   - one per group of 4 k (the lane part, plus x0 and the group's first row) where the piece
-//     part is the same for every warp group: always with one group (k_first = 0);
+//     part is the same for every warp group;
 //   - else one per group of 4 k and piece.
+// The kernels with two warp groups use it. With one group (k_first = 0) it reduces to the lane
+// parts above, which those kernels add inline (simt.cu keeps their instructions as measured).
 // The swizzle's mask of k_first + kk is mask(k_first) | mask(kk) (k_first is a multiple of
 // kGroupK, whose mask is a power of two above every mask(kk)), so the piece part depends on the
 // group only where some group's mask(k_first) reaches the piece bits (>= kLanes).

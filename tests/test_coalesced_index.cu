@@ -224,10 +224,19 @@ int simt_read_wavefronts() {
         for (int lane = 0; lane < 32; ++lane) {
           const SimtThread<Cfg> th(warp * 32 + lane);
           const int x0 = kA ? th.wm : th.wn, l = kA ? th.lr : th.lc;
-          const SimtReadOffsets<Cfg::BK, BX, Cfg::kGroupK, Cfg::kKSplit, kLanes, kPieces, kStride,
-                                kSwizzled>
-              rd(Cfg::kGroupK * th.group, x0, l);
-          a[lane] = 4 * rd.at(kk, p);
+          // The kernel's offsets: with one group its inline sum of lane and piece parts (a_at,
+          // b_at in simt.cu), with two SimtReadOffsets.
+          if constexpr (Cfg::kKSplit == 1) {
+            const int x = kSwizzled ? x0 + swizzle_piece_part<Cfg::BK, kLanes>(kk, p) +
+                                          swizzle_lane_part<Cfg::BK, kLanes>(kk, l)
+                                    : x0 + p * kStride + l * 4;
+            a[lane] = 4 * (kk * BX + x);
+          } else {
+            const SimtReadOffsets<Cfg::BK, BX, Cfg::kGroupK, Cfg::kKSplit, kLanes, kPieces,
+                                  kStride, kSwizzled>
+                rd(Cfg::kGroupK * th.group, x0, l);
+            a[lane] = 4 * rd.at(kk, p);
+          }
         }
         worst = std::max(worst, shared_wavefronts(a, 32, 16));
       }
@@ -294,16 +303,12 @@ TEST(coalesced_index, simt_heuristic_tiles_are_conflict_free) {
   CHECK((split_swizzle_matches<16, 8, 1>()));
 }
 
+
 TEST(coalesced_index, simt_read_offsets_are_the_swizzle) {
-  // One warp group: the lane part in a register, the piece part a constant.
-  CHECK((simt_read_offsets_match<SimtBest, true, true>()));
-  CHECK((simt_read_offsets_match<SimtBest, false, true>()));
-  CHECK((simt_read_offsets_match<SimtBest, false, false>()));
-  CHECK((simt_read_offsets_match<Simt64x128, true, true>()));
-  CHECK((simt_read_offsets_match<Simt96x192w6, false, true>()));
-  CHECK((simt_read_offsets_match<SimtStepLds128, true, false>()));
-  // Two groups: group 1's mask moves B's pieces (4 lanes along N: mask 4 reaches the piece
-  // bits), so those offsets are kept whole; A's 8 lanes along M absorb it.
+  // The two-group tile, whose kernels use SimtReadOffsets (one group adds the lane and piece
+  // parts inline; split_swizzle_matches checks those). Group 1's mask moves B's pieces (4 lanes
+  // along N: mask 4 reaches the piece bits), so those offsets are kept whole; A's 8 lanes along
+  // M absorb it.
   using K2 = Simt96x192;
   CHECK((simt_read_offsets_match<K2, true, true>()));
   CHECK((simt_read_offsets_match<K2, false, true>()));
