@@ -182,9 +182,9 @@ int run_chapter(Chapter ch, int argc, char** argv) {
       }
       for (size_t i = first_row; i < rows.size(); ++i) {
         ResultRow& r = rows[i];
+        const std::string& base = r.baseline.empty() ? r.kernel : r.baseline;
         for (size_t j = first_row; j < rows.size(); ++j)
-          if (r.timed && rows[j].timed && rows[j].kernel == (r.baseline.empty() ? r.kernel : r.baseline))
-            r.pct = 100.0 * rows[j].ms / r.ms;
+          if (r.timed && rows[j].timed && rows[j].kernel == base) r.pct = 100.0 * rows[j].ms / r.ms;
       }
     }
   }
@@ -192,7 +192,8 @@ int run_chapter(Chapter ch, int argc, char** argv) {
   std::printf("\n");
   print_table(stdout, rows, ch.rate_unit, ch.cli.has_k);
   if (!opt.csv.empty() && !write_csv(opt.csv, ch.cli.program, ch.precision, rows, ch.rate_unit)) {
-    std::fprintf(stderr, "%s: error: could not write %s\n", ch.cli.program.c_str(), opt.csv.c_str());
+    std::fprintf(stderr, "%s: error: could not write %s\n", ch.cli.program.c_str(),
+                 opt.csv.c_str());
     return kExitFail;
   }
   std::printf("%s\n", failures ? "FAILED" : "PASSED");

@@ -34,7 +34,8 @@ bool write_csv(const std::string& path, const std::string& program, const char* 
                   "baseline,rel_err,check\n", rate_unit);
   for (const auto& r : rows)
     std::fprintf(f, "%s,%s,%s,%d,%d,%d,%.6f,%.6f,%.6f,%d,%.4f,%.2f,%s,%.3e,%s\n",
-                 program.c_str(), precision, r.kernel.c_str(), r.shape.M, r.shape.N, r.shape.K, r.ms, r.ms_min, r.ms_max,
-                 r.reps, r.rate, r.pct, r.baseline.c_str(), r.rel_err, r.status.c_str());
+                 program.c_str(), precision, r.kernel.c_str(), r.shape.M, r.shape.N, r.shape.K,
+                 r.ms, r.ms_min, r.ms_max, r.reps, r.rate, r.pct, r.baseline.c_str(), r.rel_err,
+                 r.status.c_str());
   return std::fclose(f) == 0;
 }

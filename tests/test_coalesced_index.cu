@@ -136,7 +136,8 @@ bool split_swizzle_matches() {
       for (int p = 0; p < kPieces; ++p)
         for (int lane = 0; lane < kLanes; ++lane) {
           int x = x0 + p * kLanes * 4 + lane * 4;
-          int split = x0 + swizzle_piece_part<BK, kLanes>(k, p) + swizzle_lane_part<BK, kLanes>(k, lane);
+          int split =
+              x0 + swizzle_piece_part<BK, kLanes>(k, p) + swizzle_lane_part<BK, kLanes>(k, lane);
           if (split != kmajor_swizzle<BK>(k, x)) return false;
         }
   return true;
