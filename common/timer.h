@@ -2,10 +2,11 @@
 // every timed run, so a 4096^2 problem (3 x 64 MB) is not served from the 50 MB L2.
 //
 // Kernels compared with each other are timed interleaved (time_interleaved): run r of every
-// kernel, then run r + 1 of every kernel, and so on. A GPU at its power limit lowers its clock
-// within milliseconds, so a kernel timed after another one's runs would meet a hotter, slower
-// GPU than the one before it. Interleaved, no kernel inherits a whole series of another's runs;
-// each run still starts at the clock the run before it left (chapter 07's README measures both).
+// kernel, then run r + 1 of every kernel, and so on. A GPU driven to its power limit lowers its
+// clock after some tens of milliseconds of heavy work, so a kernel timed after another one's
+// runs would meet a hotter, slower GPU than the one before it. Interleaved, no kernel inherits
+// a whole series of another's runs; each run still starts at the clock the run before it left
+// (chapter 07's README measures both).
 #pragma once
 
 #include <functional>
