@@ -3,15 +3,15 @@
 
 #include "common/check.h"
 
-// --- Kernel 1: shared-memory tiling -------------------------------------------------------
+// --- Step 1, tiled_smem (steps/1_tiled_smem.cuh) ---------------------------------------
 constexpr int kSmemTile = 32;  // (32, 32) tiles of A and B; one thread per element of C
 
-// --- Kernel 2: 1D register blocking ------------------------------------------------------
+// --- Step 2, tiled_1d (steps/2_tiled_1d.cuh) -------------------------------------------
 // Block tile 64 x 64, K-slab 8; each thread computes a column of TM = 8 outputs.
 constexpr int k1dBM = 64, k1dBN = 64, k1dBK = 8, k1dTM = 8;
 constexpr int k1dThreads = k1dBM * k1dBN / k1dTM;  // 512
 
-// --- Kernel 3: 2D register blocking ------------------------------------------------------
+// --- Step 3, tiled_2d (steps/3_tiled_2d.cuh) -------------------------------------------
 // Block tile BM x BN, K-slab BK; each thread computes a TM x TN micro-tile. The threads form a
 // (BM / TM) x (BN / TN) grid; thread (tr, tc) owns rows tr + i * (BM / TM) and columns
 // tc + j * (BN / TN): its micro-tile is strided, not contiguous, so that a warp's reads of
@@ -35,6 +35,7 @@ struct Tile2d {
 void launch_tiled_smem(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_tiled_1d(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_tiled_2d(int M, int N, int K, const float* A, const float* B, float* C);
+// The K-slab sweep (experiments/bk_sweep.cuh).
 void launch_tiled_2d_bk8(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_tiled_2d_bk16(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_tiled_2d_bk32(int M, int N, int K, const float* A, const float* B, float* C);

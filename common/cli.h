@@ -68,8 +68,9 @@ std::string usage_text(const CliSpec& spec);
 
 // Limits on sizes, checked by parse_cli, and why every accepted size is computed correctly.
 //
-// 1. M, N, K <= 2^20 (1,048,576). Grids: every grid dimension counts blocks of at least 32
-//    rows or columns, so grid.y <= 2^15, within CUDA's limit of 65,535. Loops:
+// 1. M, N, K <= 2^20 (1,048,576). Grids: a kernel's grid.y counts blocks of at least 32 rows,
+//    so grid.y <= 2^15, within CUDA's limit of 65,535 (the FP64 reference, whose blocks are 16
+//    rows, loops over them: reference.cu). The tests run M = 2^20 in every program. Loops:
 //    `for (int k0 = 0; k0 < K; k0 += T)` and ceil_div(K, T) stay below K + T <= 2^20 + 256,
 //    far from INT_MAX.
 // 2. No matrix has more than 2^31 - 1 elements. The kernels index with 32-bit ints: an

@@ -59,33 +59,41 @@ void cpu_gemm(int M, int N, int K, const float* A, const float* B, float* C) {
 }
 
 namespace {
-// One thread per element of C, a 16 x 16 block, K walked through shared tiles of 16.
+// One thread per element of C, a 16 x 16 block, K walked through shared tiles of 16. x runs
+// over the columns of C (up to 2^16 blocks of 16: within gridDim.x's 2^31 - 1); the block rows
+// are a grid-stride loop over y, since 2^20 rows are 65,536 blocks of 16, one more than
+// gridDim.y allows.
 template <typename T>
 __global__ void gemm_fp64_kernel(int M, int N, int K, const T* A, const T* B, bool b_row_major,
                                  float* C) {
   __shared__ double As[16][17], Bs[16][17];  // (16, 16) tiles of A and B, padded
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const int m = blockIdx.y * 16 + ty, n = blockIdx.x * 16 + tx;
+  const int n = blockIdx.x * 16 + tx;
   const int n_load = blockIdx.x * 16 + ty;  // Bᵀ tile: thread (tx, ty) loads element (n, k)
-  double acc = 0;
-  for (int64_t k0 = 0; k0 < K; k0 += 16) {
-    const int64_t ka = k0 + tx, kb = k0 + ty;
-    As[ty][tx] = (m < M && ka < K) ? static_cast<double>(A[int64_t(m) * K + ka]) : 0.0;
-    if (b_row_major)
-      Bs[ty][tx] = (kb < K && n < N) ? static_cast<double>(B[kb * N + n]) : 0.0;
-    else
-      Bs[tx][ty] = (n_load < N && ka < K) ? static_cast<double>(B[int64_t(n_load) * K + ka]) : 0.0;
-    __syncthreads();  // both tiles complete before they are read
-    for (int k = 0; k < 16; ++k) acc += As[ty][k] * Bs[k][tx];
-    __syncthreads();  // all reads done before the next tiles overwrite them
+  for (int m0 = blockIdx.y * 16; m0 < M; m0 += gridDim.y * 16) {  // the same for the block
+    const int m = m0 + ty;
+    double acc = 0;
+    for (int64_t k0 = 0; k0 < K; k0 += 16) {
+      const int64_t ka = k0 + tx, kb = k0 + ty;
+      As[ty][tx] = (m < M && ka < K) ? static_cast<double>(A[int64_t(m) * K + ka]) : 0.0;
+      if (b_row_major)
+        Bs[ty][tx] = (kb < K && n < N) ? static_cast<double>(B[kb * N + n]) : 0.0;
+      else
+        Bs[tx][ty] =
+            (n_load < N && ka < K) ? static_cast<double>(B[int64_t(n_load) * K + ka]) : 0.0;
+      __syncthreads();  // both tiles complete before they are read
+      for (int k = 0; k < 16; ++k) acc += As[ty][k] * Bs[k][tx];
+      __syncthreads();  // all reads done before the next tiles overwrite them
+    }
+    if (m < M && n < N) C[int64_t(m) * N + n] = static_cast<float>(acc);
   }
-  if (m < M && n < N) C[int64_t(m) * N + n] = static_cast<float>(acc);
 }
 }  // namespace
 
 template <typename T>
 void gpu_gemm_fp64(int M, int N, int K, const T* A, const T* B, BLayout layout, float* C) {
-  dim3 block(16, 16), grid(ceil_div(N, 16), ceil_div(M, 16));
+  const int tiles_m = ceil_div(M, 16);
+  dim3 block(16, 16), grid(ceil_div(N, 16), tiles_m < 32768 ? tiles_m : 32768);
   gemm_fp64_kernel<<<grid, block>>>(M, N, K, A, B, layout == BLayout::kRowMajor, C);
   CUDA_CHECK_LAUNCH();
 }

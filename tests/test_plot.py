@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Host test of tools/plot_progression.py on a small CSV: both PNGs are written. Exits 77
+"""Host test of tools/plot_progression.py on a small timings.csv: both PNGs are written. Exits 77
 (skip) where matplotlib is missing, as the plotting script itself does.
 
 usage: test_plot.py PLOT_SCRIPT DATA_DIR
@@ -14,7 +14,7 @@ import tempfile
 def main():
     script, data = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
-        for name in ("progression.csv", "sizes.csv"):
+        for name in ("timings.csv",):
             shutil.copy(os.path.join(data, name), tmp)
         p = subprocess.run([sys.executable, script, tmp], capture_output=True, text=True)
         print(p.stdout + p.stderr)

@@ -2,10 +2,10 @@
 """Plots of the progression, from the CSVs tools/progression.py writes (needs matplotlib).
 
 usage: plot_progression.py DIR
-  DIR/progression.csv -> DIR/progression_steps.png: TFLOP/s and % of cuBLAS for every GEMM step,
-                         the FP32 SIMT and BF16 tensor-core ladders in two colours
-  DIR/sizes.csv       -> DIR/progression_sizes.png: each chapter's answer against cuBLAS over
-                         sizes (written only where sizes.csv exists)
+  DIR/timings.csv, rows of the set `progression` -> DIR/progression_steps.png: TFLOP/s and % of
+      cuBLAS for every GEMM step, the FP32 SIMT and BF16 tensor-core ladders in two colours
+  rows of the set `sizes` -> DIR/progression_sizes.png: each chapter's answer against cuBLAS over
+      sizes (written only where the CSV has such rows)
 Exit status 77 when matplotlib is missing (the tests read it as a skip).
 """
 import csv
@@ -17,9 +17,16 @@ NAMES = {"fp32": "FP32 SIMT ladder (vs cuBLAS SGEMM, pedantic FP32)",
          "bf16": "BF16 tensor-core ladder (vs cuBLAS BF16 -> FP32)"}
 
 
-def read(path):
+def read(path, which):
+    """The rows of timings.csv (after its '#' header lines) in the set `which`, measured."""
     with open(path) as f:
-        return [r for r in csv.DictReader(f) if r["status"] == "ok"]
+        rows = csv.DictReader(line for line in f if not line.startswith("#"))
+        return [r for r in rows if r["status"] == "ok" and which in r["sets"].split()]
+
+
+def size_key(shape):
+    m, n, k = (int(x) for x in shape.split("x"))
+    return (m != n or n != k, m * n * k)  # the cubes by size, then the other shapes
 
 
 def plot_steps(rows, path, plt):
@@ -57,7 +64,7 @@ def plot_sizes(rows, path, plt):
     fig, axes = plt.subplots(1, len(precisions), figsize=(7 * len(precisions), 5.5), squeeze=False)
     for ax, p in zip(axes[0], precisions):
         mine_rows = [r for r in rows if r["precision"] == p]
-        shapes = list(dict.fromkeys(r["shape"] for r in mine_rows))
+        shapes = sorted(dict.fromkeys(r["shape"] for r in mine_rows), key=size_key)
         baselines = {}
         for n, key in enumerate(dict.fromkeys((r["chapter"], r["kernel"]) for r in mine_rows)):
             mine = {r["shape"]: r for r in mine_rows if (r["chapter"], r["kernel"]) == key}
@@ -97,11 +104,10 @@ def main():
         print("matplotlib is not installed (pip install matplotlib): no plots")
         return 77
     made = []
-    if plot_steps(read(os.path.join(out, "progression.csv")),
-                  os.path.join(out, "progression_steps.png"), plt):
+    timings = os.path.join(out, "timings.csv")
+    if plot_steps(read(timings, "progression"), os.path.join(out, "progression_steps.png"), plt):
         made.append("progression_steps.png")
-    sizes = os.path.join(out, "sizes.csv")
-    if os.path.exists(sizes) and plot_sizes(read(sizes), os.path.join(out, "progression_sizes.png"), plt):
+    if plot_sizes(read(timings, "sizes"), os.path.join(out, "progression_sizes.png"), plt):
         made.append("progression_sizes.png")
     print("plots: " + ", ".join(os.path.join(out, m) for m in made))
     return 0 if made else 1

@@ -5,6 +5,8 @@ wavefronts and bank conflicts (loads incl. ldmatrix, stores, all), registers, oc
 
 usage: tools/profile.py BUILD_DIR CHAPTER [OUT_DIR] [--shape MxNxK] [--only NAME,...]
        meson compile -C BUILD_DIR profile-PROGRAM     (the same, for one chapter program)
+       tools/profile.py BUILD_DIR --tables [OUT_DIR]  what the README counters tables show,
+                                                      into OUT_DIR/counters.csv (tools/tables.py)
 
 CHAPTER is a folder name (04_coalesced) or a program (build/06_splitk/splitk_bf16, or
 06_splitk/splitk_bf16 inside BUILD_DIR). The kernels come from the program
@@ -25,6 +27,11 @@ import sys
 
 COMMON = {
     "time_ms": "gpu__time_duration.sum",
+    "sm_ghz": "sm__cycles_elapsed.avg.per_second",
+    "instructions": "smsp__inst_executed.sum",
+    "gld_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "gld_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "dram_read_bytes": "dram__bytes_read.sum",
     "dram%": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
     "sm%": "sm__throughput.avg.pct_of_peak_sustained_elapsed",
     "fma%": "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
@@ -40,6 +47,9 @@ COMMON = {
 SMEM = [f"l1tex__data_{what}_mem_shared{op}.sum"
         for op in ("_op_ld", "_op_st", "")
         for what in ("pipe_lsu_wavefronts", "bank_conflicts_pipe_lsu")]
+# Their short names in counters.csv (the README tables use these).
+SMEM_NAMES = dict(zip(SMEM, ["lds_wavefronts", "lds_conflicts", "sts_wavefronts", "sts_conflicts",
+                             "smem_wavefronts", "smem_conflicts"]))
 TENSOR = "regex:^sm__pipe_tensor_op_.*_cycles_active.avg.pct_of_peak_sustained_active$"
 STALL_PREFIX = "smsp__average_warps_issue_stalled_"
 STALL_SUFFIX = "_per_issue_active.ratio"
@@ -88,14 +98,20 @@ def profile(ncu, program, name, shape, out):
         r = {k: num(v.get(m, "")) for k, m in COMMON.items()}
         r["time_ms"] /= {"ns": 1e6, "us": 1e3, "usecond": 1e3, "nsecond": 1e6}.get(
             u.get(COMMON["time_ms"], "ms"), 1)
+        ghz = {"cycle/nsecond": 1, "cycle/usecond": 1e-3, "cycle/msecond": 1e-6,
+               "cycle/second": 1e-9}.get(u.get(COMMON["sm_ghz"], ""), float("nan"))
+        r["sm_ghz"] *= ghz
         for m in SMEM:
             r[m] = num(v.get(m, ""))
+            r[SMEM_NAMES[m]] = r[m]
         tensor = [num(v[k]) for k in header if k.startswith("sm__pipe_tensor_op_")
                   and k.endswith(".avg.pct_of_peak_sustained_active")]
         r["tensor%"] = max([t for t in tensor if t == t], default=float("nan"))
         stalls = {k[len(STALL_PREFIX):-len(STALL_SUFFIX)]: num(v[k]) for k in header
                   if k.startswith(STALL_PREFIX) and k.endswith(STALL_SUFFIX)
                   and "not_issued" not in k}
+        for k, x in stalls.items():
+            r["stall_" + k] = x
         top = sorted(((x, k) for k, x in stalls.items() if x == x), reverse=True)[:2]
         r["top_stalls"] = " ".join(f"{k}:{x:.1f}" for x, k in top)
         r["function"] = v.get("Kernel Name", "")[:40]
@@ -103,17 +119,74 @@ def profile(ncu, program, name, shape, out):
     return rows
 
 
+STALLS = ["long_scoreboard", "short_scoreboard", "barrier", "mio_throttle", "lg_throttle",
+          "not_selected", "selected", "math_pipe_throttle", "wait", "dispatch_stall",
+          "no_instruction", "membar", "sleeping", "branch_resolving", "drain", "imc_miss",
+          "tex_throttle", "misc"]
+CSV_COLS = ["chapter", "kernel", "shape", "launch", "function", "time_ms", "sm_ghz", "dram%",
+            "sm%", "fma%", "tensor%", "regs", "occ_theory%", "occ_achieved%", "instructions",
+            "lds_wavefronts", "lds_conflicts", "sts_wavefronts", "sts_conflicts",
+            "smem_wavefronts", "smem_conflicts", "gld_requests", "gld_sectors",
+            "l2_read_sectors", "l2_write_sectors", "dram_read_bytes", "top_stalls"] + \
+           ["stall_" + k for k in STALLS]
+
+
+def tables_run(args, ncu):
+    """--tables: every (chapter, kernel, shape) a README counters table asks for, into one CSV
+    (OUT/counters.csv) whose first lines name the GPU, the date and the command."""
+    import datetime
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tables
+    need = sorted(tables.requests()["counters"])
+    out = args.out or os.path.join(args.build, "profile")
+    os.makedirs(out, exist_ok=True)
+    where = {}
+    for program in sorted(glob.glob(os.path.join(args.build, "[0-9][0-9]_*", "*"))):
+        if os.path.isfile(program) and os.access(program, os.X_OK):
+            p = subprocess.run([program, "--list"], capture_output=True, text=True)
+            if p.returncode == 0:
+                for e in registry(program):
+                    where[(os.path.basename(os.path.dirname(program)), e["name"])] = program
+    rows, device = [], ""
+    for i, (chapter, kernel, shape) in enumerate(need, 1):
+        if (chapter, kernel) not in where:
+            sys.exit(f"a README table asks for {chapter} {kernel}, which no program lists")
+        print(f"[{i}/{len(need)}] {chapter} {kernel} {shape}", flush=True)
+        program = where[(chapter, kernel)]
+        if not device:
+            p = subprocess.run([program, "--check", "--kernel", kernel, "--shapes", "1x1x1"
+                                if shape.count("x") == 2 else "1x1"], capture_output=True,
+                               text=True)
+            device = next((l for l in p.stdout.splitlines() if l.startswith("GPU ")), "")
+        for n, r in enumerate(profile(ncu, program, kernel, shape, out), 1):
+            r.update(chapter=chapter, kernel=kernel, shape=shape, launch=n)
+            rows.append(r)
+    meta = {"device": device, "date": datetime.date.today().isoformat(),
+            "command": "tools/profile.py BUILD --tables"}
+    tables.write_csv(os.path.join(out, "counters.csv"), rows, CSV_COLS, meta)
+    print(f"{len(rows)} launches: {os.path.join(out, 'counters.csv')}")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build")
-    ap.add_argument("chapter")
+    ap.add_argument("chapter", nargs="?")
     ap.add_argument("out", nargs="?")
+    ap.add_argument("--tables", action="store_true",
+                    help="profile what the README counters tables ask for, into OUT/counters.csv")
     ap.add_argument("--shape", help="MxNxK (or RxC for chapter 02); default: the program's")
     ap.add_argument("--only", default="")
     args = ap.parse_args()
     ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
     if not os.path.exists(ncu):
         sys.exit("ncu (Nsight Compute) not found")
+    if args.tables:
+        if args.chapter:  # tools/profile.py BUILD --tables OUT
+            args.out = args.chapter
+        return tables_run(args, ncu)
+    if not args.chapter:
+        ap.error("CHAPTER is needed (or --tables)")
     programs = program_of(args.build, args.chapter)
     if not programs:
         sys.exit(f"no chapter program for {args.chapter} in {args.build} (build first)")

@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""The tutorial's progression: every step of every chapter, each timed next to its baseline
-(cuBLAS, cudaMemcpy, cuBLAS geam) in the same process, in one table, a CSV and two plots.
+"""The tutorial's measurements: every step of every chapter, each timed next to its baseline
+(cuBLAS, cudaMemcpy, cuBLAS geam) in its own process, into one CSV, with a table and two plots.
 
-usage: progression.py --build BUILD_DIR [--out DIR] [--size S] [--sizes] [--readme FILE]
+usage: progression.py --build BUILD_DIR [--out DIR] [--sizes] [--tables] [--size S]
                       [--reps R] [--only CHAPTER,...]
 
 The chapter programs are found in BUILD_DIR (every NN_name/program), and each one's kernels are
 read from the program itself (`PROGRAM --list`: name, role, baseline, precision, shape). Steps
-run at the shape their program lists first (its first default shape); --size S runs GEMMs at
-S x S x S and copies at S x S instead (a quick check). --sizes adds a size sweep of each
-chapter's answer (role `best`) against cuBLAS, from 512^3 to 8192^3 plus a skinny and an
-unaligned shape. --readme rewrites the table between the README's progression markers.
+run at the shape their program lists first; --size S runs GEMMs at S x S x S and copies at
+S x S instead (a quick check). --sizes adds each chapter's answer (role `best`) from 512^3 to
+8192^3 plus a skinny and an unaligned shape; --tables adds every (kernel, shape) that a README
+table asks for (tools/tables.py). Each (chapter, kernel, shape) is measured once, so a kernel
+has one number at a shape wherever the READMEs show it.
 
-`meson compile -C build progression` runs it with --out BUILD_DIR/progression.
+Output: DIR/timings.csv (its first lines name the GPU, the date and the command; the column
+`sets` says why a row was measured: progression, sizes, table) and, where matplotlib is
+installed, the plots. The READMEs' tables are written from docs/results/timings.csv by
+tools/tables.py --write. `meson compile -C build progression` runs this with
+--out BUILD_DIR/progression.
 """
 import argparse
 import csv
@@ -24,8 +29,6 @@ import subprocess
 import sys
 import tempfile
 
-MARK_BEGIN = "<!-- progression:begin -->"
-MARK_END = "<!-- progression:end -->"
 SWEEP_SHAPES = ["512x512x512", "1024x1024x1024", "1536x1536x1536", "2048x2048x2048",
                 "3072x3072x3072", "4096x4096x4096", "8192x8192x8192", "256x256x65536",
                 "4097x4095x4093"]
@@ -105,10 +108,11 @@ def gemm_shape(size):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", required=True)
-    ap.add_argument("--out", help="where the CSVs and plots go (default BUILD/progression)")
+    ap.add_argument("--out", help="where the CSV and plots go (default BUILD/progression)")
     ap.add_argument("--size", type=int, help="run every GEMM at SxSxS and copies at SxS")
     ap.add_argument("--sizes", action="store_true", help="also sweep sizes for role `best`")
-    ap.add_argument("--readme", help="rewrite the table between the progression markers")
+    ap.add_argument("--tables", action="store_true",
+                    help="also measure every (kernel, shape) a README table asks for")
     ap.add_argument("--reps", type=int, default=0, help="timed repetitions (default: program's)")
     ap.add_argument("--only", default="", help="chapters to run, e.g. 03_tiled,05_tensorcore")
     args = ap.parse_args()
@@ -116,79 +120,75 @@ def main():
     os.makedirs(out, exist_ok=True)
     only = set(filter(None, args.only.split(",")))
 
-    # The plan: every step of every chapter program, in order.
-    plan = []
+    # The registries: every chapter program's kernels (PROGRAM --list).
+    entries = {}  # (chapter, kernel) -> (program, entry)
+    order = []
     for program in programs_in(args.build):
         if only and chapter_of(program) not in only:
             continue
-        reg = registry(program)
-        if reg is None:
-            continue
-        for e in reg:
-            if e["role"] not in ("step", "best"):
-                continue
+        for e in registry(program) or []:
+            entries[(chapter_of(program), e["name"])] = (program, e)
+            order.append((chapter_of(program), e["name"]))
+
+    # The plan, each (chapter, kernel, shape) once, with the sets it belongs to: every step of
+    # every chapter at its program's first shape (the progression), each chapter's answer over
+    # sizes, and what the README tables ask for.
+    plan = {}
+
+    def want(chapter, kernel, shape, what):
+        plan.setdefault((chapter, kernel, shape), set()).add(what)
+    for chapter, name in order:
+        program, e = entries[(chapter, name)]
+        if e["role"] in ("step", "best"):
             shape = e["shape"]
             if args.size:
                 shape = gemm_shape(args.size) if shape.count("x") == 2 else f"{args.size}x{args.size}"
-            plan.append((program, e, shape))
+            want(chapter, name, shape, "progression")
+    if args.sizes:
+        for chapter, name in order:
+            if entries[(chapter, name)][1]["role"] == "best":
+                for shape in SWEEP_SHAPES:
+                    if entries[(chapter, name)][1]["shape"].count("x") == 2:
+                        want(chapter, name, shape, "sizes")
+    if args.tables:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import tables
+        for chapter, name, shape in sorted(tables.requests()["timings"]):
+            if (chapter, name) in entries:
+                want(chapter, name, shape, "table")
+            elif not only or chapter in only:
+                sys.exit(f"a README table asks for {chapter} {name}, which no program lists")
     if not plan:
         sys.exit(f"no chapter programs with steps in {args.build} (build first)")
 
     rows, device = [], ""
     with tempfile.TemporaryDirectory() as tmp:
-        for i, (program, e, shape) in enumerate(plan, 1):
-            print(f"[{i}/{len(plan)}] {chapter_of(program)} {e['name']} {shape}", flush=True)
+        for i, ((chapter, name, shape), sets) in enumerate(plan.items(), 1):
+            program, e = entries[(chapter, name)]
+            print(f"[{i}/{len(plan)}] {chapter} {name} {shape}", flush=True)
             m, dev = measure(program, e, shape, args.reps, tmp)
             if m["status"] == "skipped" and "no usable CUDA device" in m["reason"]:
                 print("no CUDA device: nothing to measure")
                 return 77
             device = device or dev or ""
             precision = "copy" if e["precision"] == "fp32" and shape.count("x") == 1 else e["precision"]
-            rows.append(dict(chapter=chapter_of(program), kernel=e["name"], role=e["role"],
-                             precision=precision, shape=shape, **m))
+            rows.append(dict(chapter=chapter, program=os.path.basename(program), kernel=name,
+                             role=e["role"], precision=precision, shape=shape,
+                             sets=" ".join(sorted(sets)), **m))
 
-        sweep = []
-        if args.sizes:
-            bests = [(p, e) for p, e, _ in plan if e["role"] == "best"]
-            n = len(bests) * len(SWEEP_SHAPES)
-            i = 0
-            for program, e in bests:
-                for shape in SWEEP_SHAPES:
-                    i += 1
-                    print(f"[sizes {i}/{n}] {chapter_of(program)} {e['name']} {shape}", flush=True)
-                    m, _ = measure(program, e, shape, args.reps, tmp)
-                    if m["status"] == "ok":
-                        sweep.append(dict(chapter=chapter_of(program), kernel=e["name"],
-                                          precision=e["precision"], shape=shape, **m))
+    fields = ["chapter", "program", "kernel", "role", "precision", "shape", "sets", "status", "ms",
+              "rate", "unit", "pct", "baseline", "baseline_ms", "baseline_rate", "reason"]
+    cmd = "tools/progression.py --build BUILD" + (" --sizes" if args.sizes else "") + \
+          (" --tables" if args.tables else "") + (f" --size {args.size}" if args.size else "") + \
+          (f" --only {args.only}" if args.only else "")
+    meta = {"device": device, "date": datetime.date.today().isoformat(), "command": cmd}
+    path = os.path.join(out, "timings.csv")
+    write_csv(path, rows, fields, meta)
 
-    # Speed-up over the previous step of the same ladder at the same shape.
-    last = {}
-    for r in rows:
-        key = (r["precision"], r["shape"])
-        r["speedup"] = (last[key] / r["ms"]) if r["status"] == "ok" and key in last else float("nan")
-        if r["status"] == "ok":
-            last[key] = r["ms"]
-
-    fields = ["chapter", "kernel", "role", "precision", "shape", "status", "ms", "rate", "unit",
-              "pct", "baseline", "baseline_ms", "baseline_rate", "speedup", "reason"]
-    with open(os.path.join(out, "progression.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
-    if sweep:
-        with open(os.path.join(out, "sizes.csv"), "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
-            w.writeheader()
-            w.writerows(sweep)
-    with open(os.path.join(out, "device.txt"), "w") as f:
-        f.write(device + "\n")
-
-    table = markdown_table(rows)
     print()
     print(device)
-    print(table)
-    print(f"\nCSV: {os.path.join(out, 'progression.csv')}" +
-          (f", {os.path.join(out, 'sizes.csv')}" if sweep else ""))
+    print(markdown_table([r for r in rows if "progression" in r["sets"]]))
+    print(f"\nCSV: {path}")
     try:
         import matplotlib  # noqa: F401
         here = os.path.dirname(os.path.abspath(__file__))
@@ -196,9 +196,16 @@ def main():
     except ImportError:
         print("plots: matplotlib is not installed (pip install matplotlib), then run "
               f"tools/plot_progression.py {out}")
-    if args.readme:
-        update_readme(args.readme, device, table, args)
     return 0
+
+
+def write_csv(path, rows, fields, meta):
+    with open(path, "w", newline="") as f:
+        for k, v in meta.items():
+            f.write(f"# {k}: {v}\n")
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
 
 
 def fmt(x, spec):
@@ -206,32 +213,22 @@ def fmt(x, spec):
 
 
 def markdown_table(rows):
+    """The progression as the terminal shows it (the README's table: tools/tables.py)."""
     lines = ["| chapter | kernel | precision | shape | ms | rate | % of baseline | × previous step |",
              "|---|---|---|---|---|---|---|---|"]
+    last = {}
     for r in rows:
         if r["status"] != "ok":
             lines.append(f"| {r['chapter']} | `{r['kernel']}` | {r['precision']} | {r['shape']} | "
                          f"skipped: {r['reason']} | | | |")
             continue
-        speed = fmt(r["speedup"], ".2f")
+        key = (r["precision"], r["shape"])
+        speed = fmt(last[key] / r["ms"], ".2f") if key in last else ""
+        last[key] = r["ms"]
         lines.append(f"| {r['chapter']} | `{r['kernel']}` | {r['precision']} | "
                      f"{r['shape'].replace('x', '×')} | {r['ms']:.3f} | {r['rate']:.2f} {r['unit']} | "
                      f"{r['pct']:.1f}% of `{r['baseline']}` | {speed + '×' if speed else ''} |")
     return "\n".join(lines)
-
-
-def update_readme(path, device, table, args):
-    text = open(path).read()
-    if MARK_BEGIN not in text or MARK_END not in text:
-        sys.exit(f"{path}: no {MARK_BEGIN} ... {MARK_END} markers")
-    cmd = "tools/progression.py --build BUILD" + (" --sizes" if args.sizes else "") + \
-          (f" --size {args.size}" if args.size else "")
-    body = (f"{MARK_BEGIN}\n{device}; {datetime.date.today().isoformat()}; `{cmd}`\n\n"
-            f"{table}\n{MARK_END}")
-    text = re.sub(re.escape(MARK_BEGIN) + ".*?" + re.escape(MARK_END), lambda _: body, text,
-                  flags=re.S)
-    open(path, "w").write(text)
-    print(f"updated {path}")
 
 
 if __name__ == "__main__":

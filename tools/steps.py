@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""The steps of the tutorial: one file per step, each read against the step before it.
+
+usage: tools/steps.py list [CHAPTER]          every step: kernel, file, previous, diff size
+       tools/steps.py diff KERNEL             what this step adds: a diff against the previous
+       tools/steps.py check                   (a host test) the recorded diff sizes still hold
+       tools/steps.py record                  re-record the diff sizes after a deliberate edit
+       tools/steps.py selftest                check fails on an edited step file
+
+Each chapter lists its steps in NN_chapter/steps/steps.txt, in reading order, one line each:
+
+    KERNEL  FILE  PREVIOUS  DIFF  [note]      FILE in NN_chapter/steps/, PREVIOUS a path from
+                                              the repository root, DIFF the changed lines
+    KERNEL  FILE  -         -     [note]      a step that starts something new: no diff
+    KERNEL  FILE  =         note              the same file as the step above: the step changes
+                                              only an argument of its template or launch (the
+                                              note says which); `diff` shows its launcher's
+
+DIFF is the number of lines `diff` adds and removes between PREVIOUS and FILE. `check` fails
+where a step and the step it was copied from have drifted apart (the count moved), where a
+diff is over 400 lines, or where a file in steps/ is not listed. After a deliberate change,
+`record` writes the new counts (and the commit says why they moved).
+"""
+import difflib
+import glob
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MAX_DIFF = 400
+
+
+class Step:
+    def __init__(self, chapter, line_no, fields, note):
+        self.chapter, self.line_no = chapter, line_no
+        self.kernel, self.file, self.previous = fields[0], fields[1], fields[2]
+        self.diff = None
+        self.note = note
+        self.path = f"{chapter}/steps/{self.file}"
+
+    def __repr__(self):
+        return f"{self.chapter} {self.kernel}"
+
+
+def manifests(root=ROOT):
+    return sorted(glob.glob(os.path.join(root, "[0-9][0-9]_*", "steps", "steps.txt")))
+
+
+def parse(path, root=ROOT):
+    chapter = os.path.basename(os.path.dirname(os.path.dirname(path)))
+    steps = []
+    for i, raw in enumerate(open(path).read().split("\n"), 1):
+        line = raw.split("#", 1)[0].strip() if raw.lstrip().startswith("#") else raw.strip()
+        if not line:
+            continue
+        f = line.split()
+        if len(f) < 3:
+            raise ValueError(f"{path}:{i}: KERNEL FILE PREVIOUS [DIFF] [note]")
+        if f[2] == "=":
+            s = Step(chapter, i, f[:3], " ".join(f[3:]))
+            if not steps:
+                raise ValueError(f"{path}:{i}: '=' needs a step above it")
+            s.same_as = steps[-1] if steps[-1].previous != "=" else steps[-1].same_as
+            if s.same_as.file != s.file:
+                raise ValueError(f"{path}:{i}: '=' means the file of the step above")
+        else:
+            if len(f) < 4:
+                raise ValueError(f"{path}:{i}: the diff size is missing ('-' for none)")
+            s = Step(chapter, i, f[:3], " ".join(f[4:]))
+            s.diff = None if f[3] == "-" else int(f[3])
+        steps.append(s)
+    return steps
+
+
+def all_steps(root=ROOT):
+    return [s for m in manifests(root) for s in parse(m, root)]
+
+
+def read(root, rel):
+    with open(os.path.join(root, rel)) as f:
+        return f.read().split("\n")
+
+
+def diff_lines(root, a, b):
+    return list(difflib.unified_diff(read(root, a), read(root, b), a, b, lineterm=""))
+
+
+def changed(lines):
+    return sum(1 for d in lines if d[:1] in "+-" and not d.startswith(("+++", "---")))
+
+
+def function_text(lines, name):
+    """The text of the function `name` (from its signature line to its closing brace)."""
+    for i, line in enumerate(lines):
+        if re.search(rf"\b{re.escape(name)}\s*\(", line) and not line.rstrip().endswith(";"):
+            depth, out = 0, []
+            for line2 in lines[i:]:
+                out.append(line2)
+                depth += line2.count("{") - line2.count("}")
+                if depth == 0 and "}" in line2:
+                    return out
+    return []
+
+
+def show_diff(step, root=ROOT):
+    if step.previous == "=":
+        base = step.same_as
+        print(f"{step.kernel} shares {step.path} with {base.kernel}: {step.note}")
+        lines = read(root, step.path)
+        a, b = function_text(lines, f"launch_{base.kernel}"), \
+            function_text(lines, f"launch_{step.kernel}")
+        if a and b:
+            sys.stdout.writelines(d + "\n" for d in difflib.unified_diff(
+                a, b, f"launch_{base.kernel}", f"launch_{step.kernel}", lineterm=""))
+        return 0
+    if step.previous == "-":
+        print(f"{step.kernel} ({step.path}) starts something new: read the whole file."
+              + (f" {step.note}" if step.note else ""))
+        return 0
+    d = diff_lines(root, step.previous, step.path)
+    sys.stdout.writelines(line + "\n" for line in d)
+    print(f"# {changed(d)} lines changed ({step.previous} -> {step.path})", file=sys.stderr)
+    return 0
+
+
+def check(root=ROOT, record=False):
+    problems, listed = [], set()
+    for m in manifests(root):
+        try:
+            steps = parse(m, root)
+        except ValueError as e:
+            problems.append(str(e))
+            continue
+        text = open(m).read().split("\n")
+        for s in steps:
+            listed.add(os.path.join(root, s.path))
+            if not os.path.exists(os.path.join(root, s.path)):
+                problems.append(f"{s.path}: listed for {s.kernel}, but missing")
+                continue
+            if not any(re.search(rf"\blaunch_{re.escape(s.kernel)}\s*\(", line)
+                       for line in read(root, s.path)):
+                problems.append(f"{s.path}: no launch_{s.kernel} in it")
+            if s.previous in ("-", "="):
+                continue
+            if not os.path.exists(os.path.join(root, s.previous)):
+                problems.append(f"{m}:{s.line_no}: previous {s.previous} is missing")
+                continue
+            n = changed(diff_lines(root, s.previous, s.path))
+            if n > MAX_DIFF:
+                problems.append(f"{s.path}: {n} lines differ from {s.previous}, over "
+                                f"{MAX_DIFF}: more than one idea")
+            if record and n != s.diff:
+                f = text[s.line_no - 1].split()
+                f[3] = str(n)
+                text[s.line_no - 1] = re.sub(r"^(\S+\s+\S+\s+\S+\s+)\S+", lambda mm: mm.group(1) +
+                                             str(n), text[s.line_no - 1])
+                print(f"{s.path}: {s.diff} -> {n} lines against {s.previous}")
+            elif n != s.diff:
+                problems.append(f"{s.path}: {n} lines differ from {s.previous}, but {s.diff} are "
+                                f"recorded in {os.path.relpath(m, root)}: the copies drifted "
+                                "(tools/steps.py diff " + s.kernel + "; after a deliberate "
+                                "change, tools/steps.py record)")
+        if record:
+            open(m, "w").write("\n".join(text))
+    for m in manifests(root):
+        for f in glob.glob(os.path.join(os.path.dirname(m), "*.cuh")):
+            if f not in listed:
+                problems.append(f"{os.path.relpath(f, root)}: not listed in steps.txt")
+    return problems
+
+
+def selftest():
+    """Copy the step files, edit one line of one that has a recorded diff: check must fail."""
+    with tempfile.TemporaryDirectory() as tmp:
+        steps = all_steps()
+        for s in steps:
+            for rel in (s.path, s.previous):
+                if rel in ("-", "="):
+                    continue
+                os.makedirs(os.path.join(tmp, os.path.dirname(rel)), exist_ok=True)
+                shutil.copy(os.path.join(ROOT, rel), os.path.join(tmp, rel))
+        for m in manifests():
+            dst = os.path.join(tmp, os.path.relpath(m, ROOT))
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy(m, dst)
+        if check(tmp):
+            print("selftest: the tree does not pass check to begin with")
+            return 1
+        target = next(s for s in steps if s.diff is not None)
+        path = os.path.join(tmp, target.path)
+        lines = read(tmp, target.path)
+        i = next(i for i, l in enumerate(lines) if "__global__" in l)
+        lines.insert(i, "// an edit made to one copy and not the other")
+        open(path, "w").write("\n".join(lines))
+        problems = check(tmp)
+        print(f"edited {target.path}; check says:")
+        print("\n".join("  " + p for p in problems))
+        ok = any("drifted" in p for p in problems)
+        print("selftest: check " + ("fails on the edited step file, as it must" if ok
+                                   else "did NOT notice the edit"))
+        return 0 if ok else 1
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if len(sys.argv) >= 2 else 2
+    cmd, rest = sys.argv[1], sys.argv[2:]
+    if cmd == "list":
+        for s in all_steps():
+            if rest and s.chapter != rest[0]:
+                continue
+            size = "same file" if s.previous == "=" else ("new" if s.previous == "-" else
+                                                          f"{s.diff} lines")
+            prev = s.same_as.kernel if s.previous == "=" else s.previous
+            print(f"{s.chapter:<18} {s.kernel:<20} {s.file:<24} {size:<10} {prev}")
+        return 0
+    if cmd == "diff":
+        if len(rest) != 1:
+            print("usage: tools/steps.py diff KERNEL", file=sys.stderr)
+            return 2
+        found = [s for s in all_steps() if s.kernel == rest[0]]
+        if not found:
+            print(f"no step named {rest[0]} (tools/steps.py list)", file=sys.stderr)
+            return 2
+        return show_diff(found[0])
+    if cmd in ("check", "record"):
+        problems = check(record=cmd == "record")
+        for p in problems:
+            print(p)
+        if cmd == "check":
+            print(f"{len(all_steps())} steps; " + ("every recorded diff holds" if not problems
+                                                    else f"{len(problems)} problem(s)"))
+        return 1 if problems else 0
+    if cmd == "selftest":
+        return selftest()
+    print(f"unknown command {cmd}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
