@@ -77,6 +77,12 @@ bool is_sweep(const CliSpec& spec, const std::string& name) {
   return false;
 }
 
+bool is_exercise(const CliSpec& spec, const std::string& name) {
+  for (const auto& s : spec.exercises)
+    if (s == name) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string usage_text(const CliSpec& spec) {
@@ -92,11 +98,14 @@ std::string usage_text(const CliSpec& spec) {
       << "  --shapes LIST         several sizes, e.g. 1x1,8191x33\n";
   }
   o << "  --kernel NAME|all" << (spec.sweep.empty() ? "    " : "|sweep")
+    << (spec.exercises.empty() ? "" : "|exercises")
     << " kernel(s) to run, NAME,NAME,... for several (default all):\n                       ";
   for (const auto& k : spec.kernels)
-    if (!is_sweep(spec, k)) o << " " << k;
+    if (!is_sweep(spec, k) && !is_exercise(spec, k)) o << " " << k;
   if (!spec.sweep.empty()) o << "\n                        sweep (tuning, not in all):";
   for (const auto& k : spec.sweep) o << " " << k;
+  if (!spec.exercises.empty()) o << "\n                        exercises (yours to write):";
+  for (const auto& k : spec.exercises) o << " " << k;
   o << "\n";
   for (const auto& x : spec.options) {
     std::string head = x.flag + " " + x.meta;
@@ -263,7 +272,13 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
 
   if (kernel == "all") {
     for (const auto& name : spec.kernels)
-      if (!is_sweep(spec, name)) o.kernels.push_back(name);
+      if (!is_sweep(spec, name) && !is_exercise(spec, name)) o.kernels.push_back(name);
+  } else if (kernel == "exercises") {
+    if (spec.exercises.empty()) {
+      *error = "--kernel exercises: this program has no exercises";
+      return CliStatus::kError;
+    }
+    o.kernels = spec.exercises;
   } else if (kernel == "sweep") {
     if (spec.sweep.empty()) {
       *error = "--kernel sweep: this program has no sweep";

@@ -2,7 +2,7 @@
 //
 //   --m M --n N --k K | --size S    one problem size (S sets all three; --m/--n/--k override)
 //   --shapes MxNxK,MxNxK,...        several sizes (the GPU tests use this)
-//   --kernel NAME[,NAME...]|all     which kernel(s); default all
+//   --kernel NAME[,NAME...]|all|sweep|exercises   which kernel(s); default all
 //   --check / --bench               verify only / verify then time; default both
 //   --sequential                    time each kernel's runs back to back (default: interleaved)
 //   --reps R  --seed S  --csv FILE  --list  --help
@@ -37,6 +37,7 @@ struct CliSpec {
   std::string summary;               // one line printed by --help
   std::vector<std::string> kernels;  // names --kernel accepts
   std::vector<std::string> sweep;    // those of them that `all` leaves out and `sweep` selects
+  std::vector<std::string> exercises;  // the reader's exercises: not in `all`; `exercises` selects
   std::vector<IntOption> options;    // the chapter's own options
   std::vector<Shape> default_shapes;
   bool has_k = true;   // false: sizes are rows x cols (--m rows, --n cols), --k is refused

@@ -18,6 +18,7 @@ const char* role_name(Role r) {
     case Role::kPrevious: return "previous";
     case Role::kSweep: return "sweep";
     case Role::kBest: return "best";
+    case Role::kExercise: return "exercise";
   }
   return "?";
 }
@@ -25,9 +26,11 @@ const char* role_name(Role r) {
 int run_chapter(Chapter ch, int argc, char** argv) {
   ch.cli.kernels.clear();
   ch.cli.sweep.clear();
+  ch.cli.exercises.clear();
   for (const auto& k : ch.kernels) {
     ch.cli.kernels.push_back(k.name);
     if (k.role == Role::kSweep) ch.cli.sweep.push_back(k.name);
+    if (k.role == Role::kExercise) ch.cli.exercises.push_back(k.name);
   }
 
   // 1. Arguments, before any GPU work: bad usage exits 2 even where there is no GPU.

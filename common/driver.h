@@ -14,14 +14,16 @@
 #include "cli.h"
 #include "verify.h"
 
-// What a kernel is to its chapter. `--kernel all` runs every role but kSweep; `--kernel sweep`
-// runs the sweep; `--list` prints the registry (the tools read it).
+// What a kernel is to its chapter. `--kernel all` runs every role but kSweep and kExercise;
+// `--kernel sweep` runs the sweep, `--kernel exercises` the exercises; `--list` prints the
+// registry (the tools read it).
 enum class Role {
   kStep,      // a step of this chapter's lesson
   kBaseline,  // the library it is measured against (cuBLAS, cudaMemcpy)
   kPrevious,  // an earlier chapter's kernel, timed alongside for comparison
   kSweep,     // a tuning configuration: only with --kernel sweep or by name
   kBest,      // a step, and the chapter's answer (the progression's size sweep times it)
+  kExercise,  // a kernel the reader writes (NN_chapter/exercises/): by name or --kernel exercises
 };
 const char* role_name(Role r);
 

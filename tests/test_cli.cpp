@@ -71,6 +71,26 @@ TEST(cli, kernel_lists) {
   CHECK(o.kernels.size() == 1 && o.kernels[0] == "fast");
 }
 
+// `all` leaves out the sweep and the exercises; `sweep` and `exercises` select them; a program
+// without exercises refuses `--kernel exercises` with one line.
+TEST(cli, sweep_and_exercises_are_not_in_all) {
+  Options o;
+  std::string err;
+  CliSpec s = gemm_spec();
+  s.kernels = {"cublas", "fast", "tune_a", "ex_mine"};
+  s.sweep = {"tune_a"};
+  s.exercises = {"ex_mine"};
+  CHECK(parse(s, {"--kernel", "all"}, &o, &err) == CliStatus::kOk);
+  CHECK(o.kernels.size() == 2 && o.kernels[1] == "fast");
+  CHECK(parse(s, {"--kernel", "sweep"}, &o, &err) == CliStatus::kOk);
+  CHECK(o.kernels.size() == 1 && o.kernels[0] == "tune_a");
+  CHECK(parse(s, {"--kernel", "exercises"}, &o, &err) == CliStatus::kOk);
+  CHECK(o.kernels.size() == 1 && o.kernels[0] == "ex_mine");
+  CHECK(parse(s, {"--kernel", "ex_mine,fast"}, &o, &err) == CliStatus::kOk);
+  CHECK(o.kernels.size() == 2 && o.kernels[0] == "fast" && o.kernels[1] == "ex_mine");
+  CHECK(refused({"--kernel", "exercises"}, "this program has no exercises"));
+}
+
 TEST(cli, bad_numbers_are_refused) {
   CHECK(refused({"--size", "abc"}, "not a whole number"));
   CHECK(refused({"--size", "12abc"}, "not a whole number"));
