@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
       {"cublas_default_math", BLayout::kRowMajor, nullptr, Role::kBaseline, CublasMath::kDefault},
       {"naive_uncoalesced", BLayout::kRowMajor, launch_naive_uncoalesced},
       {"naive_coalesced", BLayout::kRowMajor, launch_naive_coalesced, Role::kBest},
+      // Yours to write (exercises/coalesced_mapping.cuh): --kernel ex_coalesced_mapping.
+      {"ex_coalesced_mapping", BLayout::kRowMajor, launch_ex_coalesced_mapping, Role::kExercise},
   };
   return run_gemm_chapter(spec, kernels, argc, argv);
 }

@@ -30,3 +30,5 @@ __host__ __device__ inline RowCol naive_coalesced_element(int bx, int by, int tx
 
 void launch_naive_uncoalesced(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_naive_coalesced(int M, int N, int K, const float* A, const float* B, float* C);
+// The exercise (exercises/coalesced_mapping.cuh): the coalesced mapping, written by the reader.
+void launch_ex_coalesced_mapping(int M, int N, int K, const float* A, const float* B, float* C);

@@ -97,9 +97,13 @@ std::string usage_text(const CliSpec& spec) {
       << "  --size S              square matrix, ROWS = COLS = S\n"
       << "  --shapes LIST         several sizes, e.g. 1x1,8191x33\n";
   }
-  o << "  --kernel NAME|all" << (spec.sweep.empty() ? "    " : "|sweep")
-    << (spec.exercises.empty() ? "" : "|exercises")
-    << " kernel(s) to run, NAME,NAME,... for several (default all):\n                       ";
+  std::string kernel_head = "--kernel NAME|all";
+  if (!spec.sweep.empty()) kernel_head += "|sweep";
+  if (!spec.exercises.empty()) kernel_head += "|exercises";
+  o << "  " << kernel_head
+    << (kernel_head.size() < 22 ? std::string(22 - kernel_head.size(), ' ')
+                                : "\n" + std::string(24, ' '))
+    << "kernel(s) to run, NAME,NAME,... for several (default all):\n                       ";
   for (const auto& k : spec.kernels)
     if (!is_sweep(spec, k) && !is_exercise(spec, k)) o << " " << k;
   if (!spec.sweep.empty()) o << "\n                        sweep (tuning, not in all):";
