@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
       {"tiled_smem", BLayout::kRowMajor, launch_tiled_smem},
       {"tiled_1d", BLayout::kRowMajor, launch_tiled_1d},
       {"tiled_2d", BLayout::kRowMajor, launch_tiled_2d, Role::kBest},
+      // Yours to write (exercises/register_tile.cuh): --kernel ex_register_tile.
+      {"ex_register_tile", BLayout::kRowMajor, launch_ex_register_tile, Role::kExercise},
       // The K-slab sweep behind tiled_2d's choice (README): --kernel sweep.
       {"tiled_2d_bk8", BLayout::kRowMajor, launch_tiled_2d_bk8, Role::kSweep},
       {"tiled_2d_bk16", BLayout::kRowMajor, launch_tiled_2d_bk16, Role::kSweep},

@@ -35,6 +35,8 @@ struct Tile2d {
 void launch_tiled_smem(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_tiled_1d(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_tiled_2d(int M, int N, int K, const float* A, const float* B, float* C);
+// The exercise (exercises/register_tile.cuh): tiled_2d's inner loop, written by the reader.
+void launch_ex_register_tile(int M, int N, int K, const float* A, const float* B, float* C);
 // The K-slab sweep (experiments/bk_sweep.cuh).
 void launch_tiled_2d_bk8(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_tiled_2d_bk16(int M, int N, int K, const float* A, const float* B, float* C);
