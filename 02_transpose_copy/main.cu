@@ -1,5 +1,5 @@
-// Chapter 02's program: the copies and transposes of transpose.cu next to cudaMemcpy and
-// cuBLAS's transpose (see transpose.cu, README.md).
+// Chapter 02's program: the copies and transposes of steps/ (kernels.cu) next to cudaMemcpy
+// and cuBLAS's transpose (README.md).
 #include "02_transpose_copy/copy_chapter.h"
 #include "02_transpose_copy/transpose.cuh"
 

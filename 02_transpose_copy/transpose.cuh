@@ -3,6 +3,10 @@
 //
 // Every matrix is FP32, row-major; `in` is rows x cols. A copy writes `out` as rows x cols, a
 // transpose writes `out` as cols x rows with out[c][r] = in[r][c].
+//
+// This header holds what several steps share and what the host tests call (tile_cell, the tile
+// layouts, transpose_step, the tall tile's cells) and declares the launchers; the kernels are
+// in steps/, one file per step, compiled by kernels.cu.
 #pragma once
 
 #include "common/check.h"
@@ -112,11 +116,11 @@ __host__ __device__ inline Cell tall_out_cell(int tx, int ty, int i) {
 
 // Launchers: enqueue on the default stream; in and out are distinct device buffers of
 // rows * cols floats. Copies write rows x cols, transposes cols x rows.
-void launch_memcpy(int rows, int cols, const float* in, float* out);
-void launch_copy_tiled(int rows, int cols, const float* in, float* out);
-void launch_copy_vec(int rows, int cols, const float* in, float* out);
-void launch_transpose_naive(int rows, int cols, const float* in, float* out);
-void launch_transpose_smem(int rows, int cols, const float* in, float* out);
-void launch_transpose_padded(int rows, int cols, const float* in, float* out);
-void launch_transpose_swizzled(int rows, int cols, const float* in, float* out);
-void launch_transpose_tall(int rows, int cols, const float* in, float* out);
+void launch_memcpy(int rows, int cols, const float* in, float* out);              // kernels.cu
+void launch_copy_tiled(int rows, int cols, const float* in, float* out);          // steps/1_
+void launch_copy_vec(int rows, int cols, const float* in, float* out);            // steps/2_
+void launch_transpose_naive(int rows, int cols, const float* in, float* out);     // steps/3_
+void launch_transpose_smem(int rows, int cols, const float* in, float* out);      // steps/4_
+void launch_transpose_padded(int rows, int cols, const float* in, float* out);    // steps/4_
+void launch_transpose_swizzled(int rows, int cols, const float* in, float* out);  // steps/4_
+void launch_transpose_tall(int rows, int cols, const float* in, float* out);      // steps/5_

@@ -56,7 +56,8 @@ COUNTER_LABELS = {
     "lds_wavefronts": "shared-load wavefronts", "lds_conflicts": "shared-load conflicts",
     "sts_wavefronts": "shared-store wavefronts", "sts_conflicts": "shared-store conflicts",
     "gld_requests": "global-load requests", "gld_sectors": "global-load sectors",
-    "l2_read_sectors": "L2 read sectors", "dram_read_bytes": "DRAM read bytes",
+    "l2_read_sectors": "L2 read sectors", "l2_write_sectors": "L2 write sectors",
+    "dram_read_bytes": "DRAM read bytes", "sm_ghz": "SM clock (GHz)",
     "top_stalls": "top stalls (cycles per instruction)",
 }
 
