@@ -1,4 +1,4 @@
-// Chapter 01's program: the two naive kernels next to cuBLAS (see naive.cu, README.md).
+// Chapter 01's program: the two naive kernels (steps/) next to cuBLAS; the lesson is README.md.
 #include "01_naive/naive.cuh"
 #include "common/gemm.h"
 

@@ -1,5 +1,5 @@
-// Chapter 01: the naive SGEMM, and the one decision that makes it 5-10x faster or slower:
-// which element of C each thread of a warp computes.
+// Chapter 01: the naive SGEMM, and the one decision that makes it an order of magnitude faster
+// or slower: which element of C each thread of a warp computes.
 #pragma once
 
 #include "common/check.h"

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
       {"tiled_2d", BLayout::kRowMajor, launch_tiled_2d, Role::kBest},
       // Yours to write (exercises/register_tile.cuh): --kernel ex_register_tile.
       {"ex_register_tile", BLayout::kRowMajor, launch_ex_register_tile, Role::kExercise},
-      // The K-slab sweep behind tiled_2d's choice (README): --kernel sweep.
+      // The K-slab sweep behind tiled_2d's BK (experiments/bk_sweep.cuh, NOTES.md): --kernel sweep.
       {"tiled_2d_bk8", BLayout::kRowMajor, launch_tiled_2d_bk8, Role::kSweep},
       {"tiled_2d_bk16", BLayout::kRowMajor, launch_tiled_2d_bk16, Role::kSweep},
       {"tiled_2d_bk32", BLayout::kRowMajor, launch_tiled_2d_bk32, Role::kSweep},

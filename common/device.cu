@@ -27,6 +27,23 @@ int device_sm_count() {
   return n;
 }
 
+size_t device_smem_per_block_optin() {
+  static const size_t n = [] {
+    int dev = 0, bytes = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    return size_t(bytes);
+  }();
+  return n;
+}
+
+void require_smem_per_block(size_t bytes) {
+  if (bytes > device_smem_per_block_optin())
+    throw KernelNotSupported("needs " + std::to_string(bytes / 1024) + " KiB of shared memory "
+                             "per block; this GPU allows " +
+                             std::to_string(device_smem_per_block_optin() / 1024) + " KiB");
+}
+
 void print_device_report(FILE* f) {
   int dev = 0, driver = 0, runtime = 0, sm_clock = 0, mem_clock = 0, bus = 0;
   CUDA_CHECK(cudaGetDevice(&dev));

@@ -6,7 +6,7 @@
 // clock after some tens of milliseconds of heavy work, so a kernel timed after another one's
 // runs would meet a hotter, slower GPU than the one before it. Interleaved, no kernel inherits
 // a whole series of another's runs; each run still starts at the clock the run before it left
-// (chapter 07's README measures both).
+// (docs/measuring.md says what that does to ratios; chapter 07's NOTES.md measures it).
 #pragma once
 
 #include <functional>
