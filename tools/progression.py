@@ -88,6 +88,8 @@ def measure(program, entry, shape, reps, tmp):
         return {"status": "skipped", "reason": rows}, None
     unit = "GB/s" if "GB/s" in rows[0] else "TFLOP/s"
     mine = next(r for r in rows if r["kernel"] == entry["name"])
+    if mine["check"] == "skip":  # beyond this GPU (the program said why on stderr)
+        return {"status": "skipped", "reason": "not supported on this GPU"}, device
     base = next((r for r in rows if r["kernel"] == mine["baseline"]), None)
     return {
         "status": "ok",
