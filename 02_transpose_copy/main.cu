@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
       {"transpose_padded", "cublas_geam", kT, launch_transpose_padded},
       {"transpose_swizzled", "cublas_geam", kT, launch_transpose_swizzled},
       {"transpose_tall", "cublas_geam", kT, launch_transpose_tall},
+      // Yours to write (exercises/padded_transpose.cuh): --kernel ex_padded_transpose.
+      {"ex_padded_transpose", "cublas_geam", kT, launch_ex_padded_transpose, Role::kExercise},
   };
   return run_copy_chapter(spec, kernels, argc, argv);
 }

@@ -124,3 +124,5 @@ void launch_transpose_smem(int rows, int cols, const float* in, float* out);    
 void launch_transpose_padded(int rows, int cols, const float* in, float* out);    // steps/4_
 void launch_transpose_swizzled(int rows, int cols, const float* in, float* out);  // steps/4_
 void launch_transpose_tall(int rows, int cols, const float* in, float* out);      // steps/5_
+// The exercise (exercises/padded_transpose.cuh, or its solution): transpose_padded rebuilt.
+void launch_ex_padded_transpose(int rows, int cols, const float* in, float* out);
