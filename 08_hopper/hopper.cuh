@@ -73,18 +73,21 @@ struct WgmmaAcc {
 // Each consumer warp stages 16 rows x kBandCols columns of its accumulator at a time, in rows of
 // kBandRow floats (padded by 8).
 constexpr int kBandCols = 32, kBandRow = kBandCols + 8;
+constexpr int kBandBytes = 16 * kBandRow * 4;  // one warp's band
 
 // --- Launchers -----------------------------------------------------------------------------------
-// The steps (README). Every launcher copies rows that are not 16-byte aligned into padded
-// operands first (chapter 07's pad_rows): TMA's row stride must be a multiple of 16 bytes.
-void launch_wgmma_sync(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-void launch_tma(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-void launch_tma_pipe(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-// The ring without a tile's wgmma in flight (the README's comparison; --kernel sweep).
+// Defined in the step files (steps/, in reading order) and the experiments (experiments/), all
+// compiled once by kernels.cu. Every launcher copies rows that are not 16-byte aligned into
+// padded operands first (chapter 07's pad_rows): TMA's row stride must be a multiple of 16 bytes.
+void launch_wgmma_sync(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 1
+void launch_tma(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);            // 2
+void launch_tma_pipe(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);       // 2
+void launch_warp_spec(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);      // 3
+void launch_hopper_raster(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);  // 3
+void launch_persistent(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 3
+void launch_group16(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);        // 3
+void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 4
+// The experiments (--kernel sweep): the ring without a tile's wgmma in flight; clusters of two
+// blocks with the Bᵀ tile multicast.
 void launch_tma_ring(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-void launch_warp_spec(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-void launch_hopper_raster(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-void launch_persistent(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-void launch_group16(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_cluster(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);

@@ -1,0 +1,64 @@
+// Chapter 08's host side of TMA: the tensor-map encoder (a driver function, reached through the
+// runtime), the tensor maps of A and Bᵀ (encoded once per operand and cached), and the opt-in to
+// more than 48 KiB of dynamic shared memory. Included by the step files, through
+// 08_hopper/kernels.cu only.
+#pragma once
+
+#include <cuda.h>          // CUtensorMap and the encoder's argument types
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled: the encoder comes through the runtime
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <tuple>
+
+#include "08_hopper/hopper_device.cuh"  // BK, the box's extent along k
+#include "common/check.h"
+
+// The tensor-map encoder, from the driver through the runtime (no link against libcuda):
+// cudaGetDriverEntryPointByVersion, the CUDA 13 form of cudaGetDriverEntryPoint, which 13.0
+// marks deprecated.
+inline PFN_cuTensorMapEncodeTiled_v12000 encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
+                                                cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || p == nullptr) {
+      std::fprintf(stderr, "error: cuTensorMapEncodeTiled not found in the driver\n");
+      std::exit(1);
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+// A K-major BF16 matrix X (rows x K, K % 8 == 0) as TMA sees it: dimension 0 is k, dimension 1
+// the row; boxes of (64, box_rows) with the 128-byte swizzle; outside the matrix, zeros.
+// Kept per (pointer, shape, box), so that a timed call encodes nothing.
+inline const CUtensorMap* tensor_map(const bf16* X, int rows, int K, int box_rows) {
+  static std::map<std::tuple<const void*, int, int, int>, CUtensorMap> cache;
+  const auto key = std::make_tuple(static_cast<const void*>(X), rows, K, box_rows);
+  auto it = cache.find(key);
+  if (it != cache.end()) return &it->second;
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cuuint64_t(K), cuuint64_t(rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(K) * sizeof(bf16)};  // bytes, a multiple of 16
+  const cuuint32_t box[2] = {BK, cuuint32_t(box_rows)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  const CUresult r = encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16*>(X),
+                               dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    std::fprintf(stderr, "error: cuTensorMapEncodeTiled failed (%d)\n", int(r));
+    std::exit(1);
+  }
+  return &cache.emplace(key, map).first->second;
+}
+
+// Above 48 KiB a kernel must opt in to dynamic shared memory: once per kernel.
+template <typename Kernel>
+void opt_in(Kernel kernel, int bytes) {
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+}
