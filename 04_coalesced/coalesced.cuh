@@ -1,5 +1,6 @@
 // Chapter 04: B stored transposed (Bᵀ, N x K, "K-major") and the bank-conflict trap that comes
-// with it, and its fixes. The SIMT ladder and the best SIMT kernel: simt.cuh.
+// with it, and its fixes (steps/1_tiled_bt.cuh): the tile layouts, which the host tests judge
+// with the bank calculator (tests/test_coalesced_index.cu). The SIMT ladder: simt.cuh.
 #pragma once
 
 #include "common/check.h"
@@ -29,7 +30,7 @@ struct BtTile {
 void launch_tiled_bt_trap(int M, int N, int K, const float* A, const float* Bt, float* C);
 void launch_tiled_bt_padded(int M, int N, int K, const float* A, const float* Bt, float* C);
 void launch_tiled_bt_swizzled(int M, int N, int K, const float* A, const float* Bt, float* C);
-// The same three with registers left to ptxas: unequal occupancy (README, side note).
+// The same three with registers left to ptxas: unequal occupancy (experiments/free_occupancy.cuh).
 void launch_tiled_bt_trap_free(int M, int N, int K, const float* A, const float* Bt, float* C);
 void launch_tiled_bt_padded_free(int M, int N, int K, const float* A, const float* Bt, float* C);
 void launch_tiled_bt_swizzled_free(int M, int N, int K, const float* A, const float* Bt,

@@ -1,5 +1,6 @@
 // Chapter 04's program: the trap and its fixes, the SIMT ladder and the best SIMT kernel, next
-// to chapter 03's kernels and cuBLAS for both B layouts.
+// to chapter 03's kernels and cuBLAS for both B layouts. The kernels: kernels.cu (the step
+// files in reading order, then the experiments).
 #include "03_tiled/tiled.cuh"
 #include "04_coalesced/coalesced.cuh"
 #include "04_coalesced/simt.cuh"
@@ -22,8 +23,8 @@ int main(int argc, char** argv) {
       {"tiled_bt_trap", kBt, launch_tiled_bt_trap},
       {"tiled_bt_padded", kBt, launch_tiled_bt_padded},
       {"tiled_bt_swizzled", kBt, launch_tiled_bt_swizzled},
-      // The same three with registers left to ptxas: unequal occupancy (README side note).
-      // Only by name (or --kernel sweep): they are the side note, not a step.
+      // The same three with registers left to ptxas: unequal occupancy (the README's occupancy
+      // confound; experiments/free_occupancy.cuh). Only by name or with --kernel sweep.
       {"tiled_bt_trap_free", kBt, launch_tiled_bt_trap_free, Role::kSweep},
       {"tiled_bt_padded_free", kBt, launch_tiled_bt_padded_free, Role::kSweep},
       {"tiled_bt_swizzled_free", kBt, launch_tiled_bt_swizzled_free, Role::kSweep},
@@ -33,11 +34,15 @@ int main(int argc, char** argv) {
       {"simt_swizzle", kB, launch_simt_swizzle},
       {"simt_warps", kB, launch_simt_warps},
       {"simt_bigtile", kB, launch_simt_bigtile},
-      {"simt", kB, launch_simt, Role::kBest},
-      {"simt_bt", kBt, launch_simt_bt, Role::kBest},
+      {"simt", kB, launch_simt},  // double buffering on the 128 x 256 tile, at every shape
+      {"simt_bt", kBt, launch_simt_bt},
+      // The chapter's answer for every size: the tile chosen for the shape (choose_simt_tile).
+      {"simt_auto", kB, launch_simt_auto, Role::kBest},
+      {"simt_bt_auto", kBt, launch_simt_bt_auto, Role::kBest},
   };
   // Each block tile of the shape heuristic by name (--kernel simt_64x64 overrides the
-  // heuristic), and the tile sweep behind SimtBest: only with --kernel sweep or by name.
+  // heuristic; experiments/tiles.cuh), and the tile sweep behind SimtBest
+  // (experiments/tile_sweep.cuh): only with --kernel sweep or by name.
   for (int i = 0; i < kSimtTilesSize; ++i)
     kernels.push_back({kSimtTiles[i].name, kSimtTiles[i].bt ? kBt : kB, kSimtTiles[i].launch,
                        Role::kSweep});

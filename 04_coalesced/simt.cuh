@@ -1,10 +1,12 @@
 // Chapter 04: the SIMT ladder, from chapter 03's tiled_2d to the best SIMT kernel, one idea
-// per step, and the shape heuristic that picks the best kernel's block tile.
+// per step (steps/2_simt_lds128.cuh ... steps/6_simt_auto.cuh): the configurations, the
+// thread map, the swizzle and the shape heuristic, which the host tests call
+// (tests/test_coalesced_index.cu). The piece loads and stores: simt_load.cuh.
 #pragma once
 
 #include "common/check.h"
 
-// --- One kernel, switched on one idea at a time ---------------------------------------------
+// --- The configuration of a SIMT kernel ------------------------------------------------------
 // Block tile (BM, BN), K-slab BK; the block is cut into (WM, WN) warp tiles; each thread
 // computes a (TM, TN) micro-tile made of float4 pieces: TM / 4 pieces along M spaced
 // WM / (TM / 4) apart, TN / 4 along N likewise. The threads of a warp tile form a
@@ -13,14 +15,19 @@
 //   WM x WN holding 32 threads: warp tiling, block -> warp -> thread.
 // MinBlocks: blocks per SM the compiler must leave registers for (__launch_bounds__): 2 blocks
 // of 256 threads cap a thread at 128 registers; 1 lets it use up to 255.
-// The three switches are the ladder's steps (README, "The ladder"):
+// The switches name the ladder's ideas; each step's kernel implements one combination and
+// static_asserts it (the shared memory, kSmemBytes, follows DoubleBuffer and KSplit):
 //   VecLoads:     128-bit global loads where the row allows (else four 32-bit loads per piece)
+//                 (steps/3_simt_vec.cuh)
 //   Swizzle:      the XOR swizzle on the transposed (K-major) tiles (else stored plain)
+//                 (steps/4_simt_swizzle.cuh)
 //   DoubleBuffer: two shared stages; the next tile's loads overlap this tile's math
-// KSplit: groups of warps that share the block tile's K. Each group has one warp per warp tile
-// and takes BK / KSplit of every K slab; at the end the groups add their partial tiles through
-// shared memory. For tiles whose warp count does not divide by the SM's 4 schedulers (6 warps
-// put 2 on two schedulers and 1 on the others), twice the warps are 3 a scheduler.
+//                 (steps/5_simt.cuh)
+// KSplit: groups of warps that share the block tile's K (steps/6_simt_auto.cuh). Each group has
+// one warp per warp tile and takes BK / KSplit of every K slab; at the end the groups add their
+// partial tiles through shared memory. For tiles whose warp count does not divide by the SM's 4
+// schedulers (6 warps put 2 on two schedulers and 1 on the others), twice the warps are 3 a
+// scheduler.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int MinBlocks_,
           bool VecLoads_ = true, bool Swizzle_ = true, bool DoubleBuffer_ = true, int KSplit_ = 1>
 struct SimtConfig {
@@ -97,8 +104,8 @@ __host__ __device__ constexpr int swizzle_piece_part(int k, int p) {
 //   - one per group of 4 k (the lane part, plus x0 and the group's first row) where the piece
 //     part is the same for every warp group;
 //   - else one per group of 4 k and piece.
-// The kernels with two warp groups use it. With one group (k_first = 0) it reduces to the lane
-// parts above, which those kernels add inline (simt.cu keeps their instructions as measured).
+// The kernel with two warp groups (simt_groups_kernel, steps/6_simt_auto.cuh) uses it. With one
+// group (k_first = 0) it reduces to the lane parts above, which the one-group kernels add inline.
 // The swizzle's mask of k_first + kk is mask(k_first) | mask(kk) (k_first is a multiple of
 // kGroupK, whose mask is a power of two above every mask(kk)), so the piece part depends on the
 // group only where some group's mask(k_first) reaches the piece bits (>= kLanes).
@@ -153,15 +160,16 @@ struct SimtThread {
 
 // --- The ladder's steps and the best kernel's configurations --------------------------------
 // SimtConfig<BM, BN, BK, WM, WN, TM, TN, MinBlocks, VecLoads, Swizzle, DoubleBuffer>
-// Steps 1-4 keep tiled_2d's block: 128 x 128 x 16, 256 threads, 8 x 8 per thread, 2 blocks/SM.
+// simt_lds128 ... simt_warps keep tiled_2d's block: 128 x 128 x 16, 256 threads, 8 x 8 per
+// thread, 2 blocks/SM.
 using SimtStepLds128 = SimtConfig<128, 128, 16, 128, 128, 8, 8, 2, false, false, false>;
 using SimtStepVec = SimtConfig<128, 128, 16, 128, 128, 8, 8, 2, true, false, false>;
 using SimtStepSwizzle = SimtConfig<128, 128, 16, 128, 128, 8, 8, 2, true, true, false>;
 using SimtStepWarps = SimtConfig<128, 128, 16, 64, 32, 8, 8, 2, true, true, false>;
 using SimtStepBigTile = SimtConfig<128, 256, 16, 64, 64, 8, 16, 1, true, true, false>;
-// The last step, double buffering, on the big tile: the best kernel's largest configuration.
+// Double buffering on the big tile (simt, simt_bt): the largest tile of simt_auto.
 using SimtBest = SimtConfig<128, 256, 16, 64, 64, 8, 16, 1>;
-// The smaller block tiles the shape heuristic can choose.
+// The smaller block tiles the shape heuristic (simt_auto) can choose.
 using Simt128x128 = SimtConfig<128, 128, 16, 64, 32, 8, 8, 1>;
 using Simt64x128 = SimtConfig<64, 128, 8, 32, 64, 8, 8, 3>;
 // For sizes with a factor 3 (1536 = 8 * 192, 3072 = 16 * 192): a 96 x 192 tile of 6 warp tiles
@@ -229,21 +237,25 @@ __host__ inline int choose_simt_tile(int M, int N, int sms, const int* blocks_pe
   return best;
 }
 
-// --- Launchers ------------------------------------------------------------------------------
+// --- Launchers (defined in the step files, included by kernels.cu) --------------------------
 using SimtLauncher = void (*)(int M, int N, int K, const float* A, const float* B, float* C);
 
-// The ladder (B row-major).
+// The ladder (B row-major): steps/2_simt_lds128.cuh, 3_simt_vec.cuh, 4_simt_swizzle.cuh.
 void launch_simt_lds128(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_simt_vec(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_simt_swizzle(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_simt_warps(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_simt_bigtile(int M, int N, int K, const float* A, const float* B, float* C);
-// The best kernel: the block tile chosen by choose_simt_tile, double-buffered.
+// Double buffering on SimtBest, at every shape (steps/5_simt.cuh).
 void launch_simt(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_simt_bt(int M, int N, int K, const float* A, const float* Bt, float* C);
+// The chapter's answer: the block tile chosen by choose_simt_tile (steps/6_simt_auto.cuh).
+void launch_simt_auto(int M, int N, int K, const float* A, const float* B, float* C);
+void launch_simt_bt_auto(int M, int N, int K, const float* A, const float* Bt, float* C);
 
 // Each block tile of kSimtTileOptions by name, for both layouts (--kernel overrides the
-// heuristic), and the tile-shape sweep (Bᵀ) behind SimtBest: name and launcher.
+// heuristic; experiments/tiles.cuh), and the tile-shape sweep (Bᵀ) behind SimtBest
+// (experiments/tile_sweep.cuh): name and launcher.
 struct SimtNamedLauncher {
   const char* name;
   bool bt;  // true: B given as Bᵀ

@@ -226,7 +226,8 @@ int simt_read_wavefronts() {
           const SimtThread<Cfg> th(warp * 32 + lane);
           const int x0 = kA ? th.wm : th.wn, l = kA ? th.lr : th.lc;
           // The kernel's offsets: with one group its inline sum of lane and piece parts (a_at,
-          // b_at in simt.cu), with two SimtReadOffsets.
+          // b_at in steps/4_simt_swizzle.cuh, 5_simt.cuh), with two SimtReadOffsets
+          // (simt_groups_kernel, steps/6_simt_auto.cuh).
           if constexpr (Cfg::kKSplit == 1) {
             const int x = kSwizzled ? x0 + swizzle_piece_part<Cfg::BK, kLanes>(kk, p) +
                                           swizzle_lane_part<Cfg::BK, kLanes>(kk, l)
