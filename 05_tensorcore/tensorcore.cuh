@@ -1,7 +1,10 @@
 // Chapter 05: the tensor cores. BF16 A (M x K) and Bᵀ (N x K), both row-major ("K-major"),
 // FP32 accumulation, FP32 C = A * B. The index functions the kernels use (fragment maps,
 // ldmatrix addresses, shared-tile layouts) are here, __host__ __device__, so that the host
-// tests check the very functions the kernels call.
+// tests check the very functions the kernels call; so are the configurations. The kernels are
+// the step files in steps/ (one per step, in reading order; kernels.cu includes them), the
+// device code they share is tile_loader.cuh (global -> registers -> shared) and mma_ptx.cuh
+// (the inline PTX).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -87,21 +90,35 @@ struct SmemTile {
   }
 };
 
-// --- The mma.sync kernels' tiling ---------------------------------------------------------------
+// --- Steps 1 and 2, wmma and wmma_shared (steps/1_wmma.cuh, steps/2_wmma_shared.cuh) ---------
+// (128, 128) block tile, BK 32, 8 warps of (64, 32), each a grid of (4, 2) WMMA fragments of
+// (16, 16); tiles padded by 16 bytes a row. The same tiling as MmaStep below.
+namespace wmma_cfg {
+constexpr int BM = 128, BN = 128, BK = 32;  // block tile
+constexpr int WM = 64, WN = 32;             // warp tile: (4, 2) fragments of (16, 16)
+constexpr int kThreads = (BM / WM) * (BN / WN) * 32;
+static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 16 == 0,
+              "whole warp tiles per block tile, whole (16, 16) fragments per warp tile");
+static_assert((BM * BK / 8) % kThreads == 0 && (BN * BK / 8) % kThreads == 0,
+              "the threads load whole tiles in 16-byte pieces, equal shares");
+using ATile = SmemTile<BM, BK, TileLayout::kPadded>;
+using BTile = SmemTile<BN, BK, TileLayout::kPadded>;
+}  // namespace wmma_cfg
+
+// --- Steps 3 and 4, the mma.sync kernels' tiling (steps/3_mma_lds.cuh, steps/4_mma_ldmatrix.cuh)
 // Block tile (BM, BN), K slab BK; warps of (WM, WN); each warp a grid of (WM / 16) x (WN / 8)
 // m16n8k16 instructions. MinBlocks: the blocks per SM the compiler must leave registers for.
-// Buffers: 2 = chapter 04's double buffering (the next tile's global loads in flight during
-// the compute, stored into the other shared stage after it); 1 = load, barrier, compute,
-// barrier (the README measures the difference).
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int MinBlocks_, int Buffers_ = 2>
+// Every kernel keeps chapter 04's double buffering: two shared stages, the next tile's global
+// loads in flight during the compute, stored into the other stage after it (a single-buffer
+// copy is an experiment: experiments/mma_sweep.cuh).
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int MinBlocks_>
 struct MmaConfig {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_;
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
   static constexpr int kThreads = kWarpsM * kWarpsN * 32;
   static constexpr int kMI = WM / Mma16816::kM, kNI = WN / Mma16816::kN;  // mma tiles per warp
   static constexpr int kMinBlocks = MinBlocks_;
-  static constexpr int kBuffers = Buffers_;
-  static_assert(kBuffers == 1 || kBuffers == 2, "single or double buffering");
+  static constexpr int kBuffers = 2;  // shared stages (chapter 06's copy of the kernel reads it)
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles divide the block tile");
   static_assert(WM % 16 == 0 && WN % 16 == 0, "ldmatrix.x4 loads 16 rows of A or of Bᵀ");
   static_assert((BM * BK / 8) % kThreads == 0 && (BN * BK / 8) % kThreads == 0,
@@ -112,16 +129,29 @@ struct MmaConfig {
 };
 
 // The ladder's tiling, for the mma.sync steps: (128, 128) block tiles, BK 32, 8 warps of
-// (64, 32), 2 blocks per SM. MmaBest, the winner of the README's sweep (mma_tuned,
-// launch_mma_best): (128, 256) block tiles, BK 64, 8 warps of (64, 64), 1 block per SM.
+// (64, 32), 2 blocks per SM. MmaBest, the winner of the sweep (NOTES.md; mma_tuned):
+// (128, 256) block tiles, BK 64, 8 warps of (64, 64), 1 block per SM.
 using MmaStep = MmaConfig<128, 128, 32, 64, 32, 2>;
 using MmaBest = MmaConfig<128, 256, 64, 64, 64, 1>;
 
-// The argument of the mma.sync kernels. C (M x N, leading dimension ldc) = A (M x K, lda) *
-// Bᵀ (N x K, ldb)ᵀ over the K range of the block: block z of the grid sums k in
-// [z * k_chunk, min(K, (z + 1) * k_chunk)) and writes its partial C to C + z * c_split_stride.
-// A plain GEMM is gridDim.z = 1, k_chunk = K, c_split_stride = 0 (make_mma_args). Split-K
-// launches gridDim.z = S slices with k_chunk a multiple of BK and a workspace of S slices.
+// The blocks per SM a kernel of configuration Cfg asks for in __launch_bounds__. ptxas for
+// sm_80 allocates a few more registers than for sm_90 in two cases, the plain-LDS fragments of
+// mma_lds (kLdsFragments) and the sweep's 128 x 64 tile at 4 blocks per SM, and would spill at
+// the blocks per SM the H100 runs them with; for sm_80 they ask for one block fewer.
+template <typename Cfg, bool kLdsFragments = false>
+constexpr int mma_min_blocks() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 800
+  if (kLdsFragments || Cfg::kMinBlocks >= 4) return Cfg::kMinBlocks - 1;
+#endif
+  return Cfg::kMinBlocks;
+}
+
+// Chapter 06 (06_splitk/mma_splitk.cu, its own copy of the mma.sync kernel) takes its
+// arguments in this form: C (M x N, leading dimension ldc) = A (M x K, lda) * Bᵀ (N x K, ldb)ᵀ
+// over the K range of the block: block z of the grid sums k in [z * k_chunk,
+// min(K, (z + 1) * k_chunk)) and writes its partial C to C + z * c_split_stride. A plain GEMM
+// is gridDim.z = 1, k_chunk = K, c_split_stride = 0 (make_mma_args). Chapter 05's own kernels
+// take (M, N, K, A, Bt, C) like every other chapter's.
 struct MmaArgs {
   int M, N, K;
   const bf16* A;
@@ -137,17 +167,16 @@ inline MmaArgs make_mma_args(int M, int N, int K, const bf16* A, const bf16* Bt,
   return MmaArgs{M, N, K, A, K, Bt, K, C, N, K, 0};
 }
 
-void launch_wmma(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-void launch_wmma_shared(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-void launch_mma_lds(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-void launch_mma_ldmatrix(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-void launch_mma_swizzle(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-void launch_mma_tuned(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-// The best kernel with a general MmaArgs and grid depth (split-K: splits = gridDim.z).
-void launch_mma_best(const MmaArgs& args, int splits);
-int mma_best_block_k();  // BK of the best kernel: k_chunk must be a multiple of it
+// The steps (05_tensorcore/steps/), in reading order.
+void launch_wmma(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);          // 1
+void launch_wmma_shared(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);   // 2
+void launch_mma_lds(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);       // 3
+void launch_mma_ldmatrix(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);  // 4
+void launch_mma_swizzle(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);   // 4
+void launch_mma_tuned(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 4
 
-// The tile configurations of the sweep (README): name and launcher.
+// The tile configurations of the sweep (experiments/mma_sweep.cuh, NOTES.md): name and
+// launcher.
 struct Bf16SweepEntry {
   const char* name;
   void (*launch)(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);

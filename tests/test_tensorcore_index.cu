@@ -131,7 +131,8 @@ int lds_worst() {
 }
 
 // Worst wavefronts of the 128-bit stores that fill a (ROWS, BK) tile: warp w's 32 lanes store
-// pieces f = 32 w + lane + p * kThreads at (f / (BK / 8), 8 (f % (BK / 8))) (TileLoader::store).
+// pieces f = 32 w + lane + p * kThreads at (f / (BK / 8), 8 (f % (BK / 8))) (TileLoader::store,
+// 05_tensorcore/tile_loader.cuh).
 template <int ROWS, int BK, TileLayout L>
 int store_worst() {
   int worst = 0;
