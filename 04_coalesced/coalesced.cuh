@@ -35,3 +35,5 @@ void launch_tiled_bt_trap_free(int M, int N, int K, const float* A, const float*
 void launch_tiled_bt_padded_free(int M, int N, int K, const float* A, const float* Bt, float* C);
 void launch_tiled_bt_swizzled_free(int M, int N, int K, const float* A, const float* Bt,
                                    float* C);
+// The exercise (exercises/fix_the_trap.cuh, or its solution): the trap's kernel, its tile fixed.
+void launch_ex_fix_the_trap(int M, int N, int K, const float* A, const float* Bt, float* C);

@@ -1,6 +1,6 @@
 // Chapter 04's program: the trap and its fixes, the SIMT ladder and the best SIMT kernel, next
 // to chapter 03's kernels and cuBLAS for both B layouts. The kernels: kernels.cu (the step
-// files in reading order, then the experiments).
+// files in reading order, then the experiments); the reader's exercise: exercises/exercises.cu.
 #include "03_tiled/tiled.cuh"
 #include "04_coalesced/coalesced.cuh"
 #include "04_coalesced/simt.cuh"
@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
       {"tiled_bt_trap_free", kBt, launch_tiled_bt_trap_free, Role::kSweep},
       {"tiled_bt_padded_free", kBt, launch_tiled_bt_padded_free, Role::kSweep},
       {"tiled_bt_swizzled_free", kBt, launch_tiled_bt_swizzled_free, Role::kSweep},
+      // Yours to write (exercises/fix_the_trap.cuh): --kernel ex_fix_the_trap.
+      {"ex_fix_the_trap", kBt, launch_ex_fix_the_trap, Role::kExercise},
       {"tiled_2d", kB, launch_tiled_2d, Role::kPrevious},  // ch. 03's best: the ladder starts here
       {"simt_lds128", kB, launch_simt_lds128},
       {"simt_vec", kB, launch_simt_vec},
