@@ -91,3 +91,6 @@ void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C)
 // blocks with the Bᵀ tile multicast.
 void launch_tma_ring(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_cluster(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+// The exercise (exercises/consumer_barriers.cuh, or its solution): group16 with the consumers'
+// barrier operations written by the reader.
+void launch_ex_consumer_barriers(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
