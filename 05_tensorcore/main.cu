@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
       {"mma_ldmatrix", kBt, launch_mma_ldmatrix},
       {"mma_swizzle", kBt, launch_mma_swizzle},
       {"mma_tuned", kBt, launch_mma_tuned, Role::kBest},
+      // Yours to write (exercises/ldmatrix_fragments.cuh): --kernel ex_ldmatrix_fragments.
+      {"ex_ldmatrix_fragments", kBt, launch_ex_ldmatrix_fragments, Role::kExercise},
   };
   // The tile sweep behind mma_tuned (NOTES.md): --kernel sweep.
   for (int i = 0; i < kMmaSweepSize; ++i)

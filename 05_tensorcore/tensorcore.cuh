@@ -118,7 +118,6 @@ struct MmaConfig {
   static constexpr int kThreads = kWarpsM * kWarpsN * 32;
   static constexpr int kMI = WM / Mma16816::kM, kNI = WN / Mma16816::kN;  // mma tiles per warp
   static constexpr int kMinBlocks = MinBlocks_;
-  static constexpr int kBuffers = 2;  // shared stages (chapter 06's copy of the kernel reads it)
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles divide the block tile");
   static_assert(WM % 16 == 0 && WN % 16 == 0, "ldmatrix.x4 loads 16 rows of A or of Bᵀ");
   static_assert((BM * BK / 8) % kThreads == 0 && (BN * BK / 8) % kThreads == 0,
@@ -146,27 +145,6 @@ constexpr int mma_min_blocks() {
   return Cfg::kMinBlocks;
 }
 
-// Chapter 06 (06_splitk/mma_splitk.cu, its own copy of the mma.sync kernel) takes its
-// arguments in this form: C (M x N, leading dimension ldc) = A (M x K, lda) * Bᵀ (N x K, ldb)ᵀ
-// over the K range of the block: block z of the grid sums k in [z * k_chunk,
-// min(K, (z + 1) * k_chunk)) and writes its partial C to C + z * c_split_stride. A plain GEMM
-// is gridDim.z = 1, k_chunk = K, c_split_stride = 0 (make_mma_args). Chapter 05's own kernels
-// take (M, N, K, A, Bt, C) like every other chapter's.
-struct MmaArgs {
-  int M, N, K;
-  const bf16* A;
-  int lda;
-  const bf16* Bt;
-  int ldb;
-  float* C;
-  int ldc;
-  int k_chunk;
-  int64_t c_split_stride;
-};
-inline MmaArgs make_mma_args(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  return MmaArgs{M, N, K, A, K, Bt, K, C, N, K, 0};
-}
-
 // The steps (05_tensorcore/steps/), in reading order.
 void launch_wmma(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);          // 1
 void launch_wmma_shared(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);   // 2
@@ -174,6 +152,10 @@ void launch_mma_lds(int M, int N, int K, const bf16* A, const bf16* Bt, float* C
 void launch_mma_ldmatrix(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);  // 4
 void launch_mma_swizzle(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);   // 4
 void launch_mma_tuned(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 4
+
+// The exercise (exercises/ldmatrix_fragments.cuh, or its solution): mma_ldmatrix's kernel with
+// the per-lane ldmatrix addresses written by the reader. Only the tensorcore program links it.
+void launch_ex_ldmatrix_fragments(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 
 // The tile configurations of the sweep (experiments/mma_sweep.cuh, NOTES.md): name and
 // launcher.
