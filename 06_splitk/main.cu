@@ -2,7 +2,7 @@
 // variants, next to the unsplit kernel and cuBLAS SGEMM (pure FP32, Bᵀ layout).
 #include <string>
 
-#include "06_splitk/simt_splitk.cuh"
+#include "06_splitk/splitk.cuh"
 #include "common/gemm.h"
 
 int main(int argc, char** argv) {

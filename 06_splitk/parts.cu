@@ -20,8 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "06_splitk/mma_splitk.cuh"
-#include "06_splitk/simt_splitk.cuh"
+#include "06_splitk/splitk.cuh"
 #include "common/cli.h"
 #include "common/device.h"
 #include "common/matrix.h"

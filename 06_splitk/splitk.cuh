@@ -3,12 +3,16 @@
 // A base kernel qualifies if it can compute one K range of its output tiles. It runs on the
 // grid (N tiles, M tiles, S): block (x, y, z) computes tile (y, x) over the K range
 // splitk_slice(K, BK, S, z) and writes the partial tile to out + z * slice_stride, or adds it
-// into out with atomicAdd. The rest lives here:
+// into out with atomicAdd. The rest lives here (and in splitk.cu), host-tested
+// (test_splitk_plan.cu):
 //   plan_splitk       which tile and how many slices S, from M, N, K, the tiles and the SMs
 //   splitk_gemm       runs a plan: the workspace variant (partials, then splitk_reduce_kernel in
 //                     a fixed order: deterministic) or the atomic variant (C zeroed, slices add)
 //   launch_splitk_reduce   the reduction alone (timed separately by splitk_parts)
-// Chapter 07 puts its own kernel underneath by filling a SplitKBase<__nv_bfloat16>.
+// This chapter's base kernels are the step files: steps/1_simt_splitk.cuh (chapter 04's SIMT
+// kernel, FP32) and steps/2_mma_splitk.cuh (chapter 05's mma.sync kernel, BF16); their
+// launchers are declared at the end. Chapter 07 puts its own kernel underneath by filling a
+// SplitKBase<__nv_bfloat16>.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -54,7 +58,7 @@ struct SplitPlan {
   size_t workspace_bytes = 0;  // S * M * N * 4 for the workspace variant when S > 1, else 0
 };
 
-// The heuristic (README, "A choice of S"):
+// The heuristic (README, "The rule for S"):
 //   1. The tile: the one that wastes the least of its area on padding (ceil(M/BM) BM ceil(N/BN) BN
 //      smallest); ties go to the earlier (larger, faster) tile.
 //   2. S = floor(capacity / output tiles): the most slices whose blocks all fit in one wave.
@@ -139,3 +143,25 @@ void splitk_gemm(const SplitKBase<T>* bases, int n, SplitMode mode, int splits_o
     launch_splitk_reduce(M, N, p.splits, ws, C);
   }
 }
+
+// --- This chapter's base kernels and launchers (defined in the step files) ---------------------
+// steps/1_simt_splitk.cuh, FP32 (A and Bᵀ): the tiles the plan chooses from (0: chapter 04's
+// 128 x 256 x 16, SimtBest; 1: 128 x 128 x 16), and the registry's launchers.
+extern const SplitKBase<float> kSimtBases[];
+extern const int kSimtBaseCount;
+extern int g_simt_splits;  // S for the launchers: 0 = the heuristic (plan_splitk), else --splits
+void launch_simt_bt_unsplit(int M, int N, int K, const float* A, const float* Bt, float* C);
+void launch_splitk_simt_atomic(int M, int N, int K, const float* A, const float* Bt, float* C);
+void launch_splitk_simt(int M, int N, int K, const float* A, const float* Bt, float* C);
+
+// steps/2_mma_splitk.cuh, BF16 A and Bᵀ, FP32 C: the tiles (0: chapter 05's MmaBest,
+// 128 x 256 x 64; 1: MmaStep, 128 x 128 x 32), and the launchers.
+extern const SplitKBase<__nv_bfloat16> kMmaBases[];
+extern const int kMmaBaseCount;
+extern int g_mma_splits;  // as g_simt_splits
+void launch_mma_unsplit(int M, int N, int K, const __nv_bfloat16* A, const __nv_bfloat16* Bt,
+                        float* C);
+void launch_splitk_mma_atomic(int M, int N, int K, const __nv_bfloat16* A,
+                              const __nv_bfloat16* Bt, float* C);
+void launch_splitk_mma(int M, int N, int K, const __nv_bfloat16* A, const __nv_bfloat16* Bt,
+                       float* C);
