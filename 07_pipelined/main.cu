@@ -1,5 +1,6 @@
 // Chapter 07's program: cp.async pipelining on chapter 05's best mma.sync kernel, step by step,
 // next to chapter 05's kernel and cuBLAS (cublasGemmEx, BF16 in, FP32 accumulate and out, Bᵀ).
+// The kernels: kernels.cu (the step files in reading order, then the experiments).
 #include "05_tensorcore/tensorcore.cuh"
 #include "07_pipelined/pipelined.cuh"
 #include "common/gemm.h"
@@ -10,8 +11,8 @@ int main(int argc, char** argv) {
   spec.summary =
       "Chapter 07: cp.async multi-stage pipelining, fragment double buffering, block order, "
       "an autotuned choice with split-K (BF16 A and Bᵀ, FP32 accumulate and C).";
-  spec.default_shapes = {{4096, 4096, 4096},   {8192, 8192, 8192},   {4097, 4095, 4093},
-                         {256, 256, 65536},    {128, 128, 131072},   {512, 512, 16384}};
+  spec.default_shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4097, 4095, 4093},
+                         {256, 256, 65536},  {128, 128, 131072}, {512, 512, 16384}};
   spec.min_cc = 80;
   spec.min_cc_why = "cp.async, ldmatrix and mma.sync with BF16 need sm_80 or newer";
   constexpr BLayout kBt = BLayout::kTransposed;
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
       {"epilogue", kBt, launch_epilogue},
       {"pipelined", kBt, launch_pipelined, Role::kBest},
   };
+  // The experiments (experiments/, NOTES.md): only with --kernel sweep or by name.
   for (int i = 0; i < kPipeSweepSize; ++i)
     kernels.push_back({kPipeSweep[i].name, kBt, kPipeSweep[i].launch, Role::kSweep});
   return run_gemm_chapter(spec, kernels, argc, argv);

@@ -85,17 +85,20 @@ TEST(pipelined_index, groups_go_down_columns) {
 }
 
 TEST(pipelined_index, copy_pieces) {
-  CHECK((copy_pieces_ok<128, 64, 256>()));  // the ladder's A tile
+  CHECK((copy_pieces_ok<128, 64, 256>()));  // the ladder's A tile (Pipe3)
   CHECK((copy_pieces_ok<256, 64, 256>()));  // its Bᵀ tile
   CHECK((copy_pieces_ok<128, 32, 256>()));  // the BK 32 candidate
   CHECK((copy_pieces_ok<256, 32, 256>()));
   CHECK((copy_pieces_ok<128, 64, 128>()));  // the 4-warp candidate
+  CHECK((copy_pieces_ok<128, 64, 512>()));  // the 16-warp experiment
+  CHECK((copy_pieces_ok<256, 64, 512>()));
 }
 
 TEST(pipelined_index, epilogue_band_is_conflict_free) {
-  // The kernel's band: 16 rows of WN floats, rows of WN + 8. Fragment stores: lane l writes
-  // (c_row(l, 2h), 8 j + c_col(l, 0)) as 8 bytes; reads: lane l reads float4 q = l + 32 it.
-  constexpr int WN = 64, kRow = WN + 8;
+  // Step 5's band: 16 rows of WN floats, rows of kEpiRow = WN + 8. Fragment stores: lane l
+  // writes (c_row(l, 2h), 8 j + c_col(l, 0)) as 8 bytes; reads: lane l reads float4
+  // q = l + 32 it.
+  constexpr int WN = Pipe3::WN, kRow = Pipe3::kEpiRow;
   for (int j = 0; j < WN / 8; ++j)
     for (int h = 0; h < 2; ++h) {
       uint32_t addr[32];

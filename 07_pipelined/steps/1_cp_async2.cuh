@@ -1,0 +1,167 @@
+// Chapter 07, step 1: cp_async2 and stages. The tiles go global -> shared by cp.async (LDGSTS),
+// 16 bytes a piece, with no registers on the way and zero-filled (src-size 0) outside the
+// matrix; a ring of Stages shared stages keeps the copies of the next Stages - 1 tiles in flight
+// while the warps compute on one, with one barrier per tile. Chapter 05's mma_tuned otherwise:
+// the swizzled tiles, the ldmatrix addresses, mma.sync.m16n8k16, the 8-byte epilogue.
+//   cp_async2  two stages (Pipe2), chapter 05's double buffering done by cp.async
+//   stages     the configuration only: three stages (Pipe3), two tiles in flight
+//
+//   ./build/07_pipelined/pipelined --kernel cp_async2,stages --size 4096 --bench
+//   tools/steps.py diff cp_async2            # against 05_tensorcore/steps/4_mma_ldmatrix.cuh
+//
+// Included once, by 07_pipelined/kernels.cu (experiments/stages.cuh launches this kernel with
+// 4 stages).
+#pragma once
+
+#include "05_tensorcore/mma_ptx.cuh"
+#include "07_pipelined/pad.cuh"
+#include "07_pipelined/pipelined.cuh"
+#include "07_pipelined/tile_copier.cuh"
+#include "common/device.h"
+
+template <typename Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    cp_async2_kernel(int M, int N, int K, const bf16* __restrict__ A, const bf16* __restrict__ Bt,
+                     float* __restrict__ C) {
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, MI = Cfg::kMI, NI = Cfg::kNI;
+  constexpr int S = Cfg::kStages, KS = BK / 16;  // stages; k16 steps per tile
+  using ATile = typename Cfg::ATile;
+  using BTile = typename Cfg::BTile;
+  static_assert(S >= 2, "a ring: one stage computed while the others fill (stages_1 has one)");
+
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int tiles = ceil_div(K, BK);
+
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  // S stages, each the (BM, BK) tile of A, then the (BN, BK) tile of Bᵀ. Shared memory is
+  // addressed by 32-bit byte addresses (what ldmatrix and cp.async take), so that every
+  // ldmatrix of a k16 step is one base register plus an immediate offset.
+  const uint32_t smem = smem_addr(smem_raw);
+  constexpr uint32_t kStageBytes = Cfg::kStageElems * 2;
+  auto a_stage = [&](int s) { return smem + s * kStageBytes; };
+  auto b_stage = [&](int s) { return smem + s * kStageBytes + ATile::kElems * 2; };
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wm = (warp / Cfg::kWarpsN) * Cfg::WM, wn = (warp % Cfg::kWarpsN) * Cfg::WN;
+  // The launcher guarantees 16-byte aligned rows (pad_operands_if_unaligned).
+  using ACopier = TileCopier<BM, BK, Cfg::kThreads>;
+  using BCopier = TileCopier<BN, BK, Cfg::kThreads>;
+  const ACopier a_cp(A, M, K, m0, 0);
+  const BCopier b_cp(Bt, N, K, n0, 0);
+  // K tile t into a stage. Where t is past the last tile the pieces are zero-filled copies that
+  // read nothing: the group is still committed, and no branch is needed.
+  auto copy_tile = [&](int t, int stage) {
+    const bool ok = t < tiles && a_cp.k + t * BK < K;  // a_cp.k == b_cp.k: the same k
+    a_cp.copy(a_stage(stage), t * BK, ok);
+    b_cp.copy(b_stage(stage), t * BK, ok);
+  };
+
+  // Per-lane byte offsets of this warp's first ldmatrix rows, one per k16 step (chapter 05).
+  uint32_t a_off[KS], b_off[KS];
+#pragma unroll
+  for (int s = 0; s < KS; ++s) {
+    a_off[s] = 2 * ATile::offset(wm + Ldmatrix::a_row(lane), 16 * s + Ldmatrix::a_col(lane));
+    b_off[s] = 2 * BTile::offset(wn + Ldmatrix::b_row(lane), 16 * s + Ldmatrix::b_col(lane));
+  }
+  // The fragments of k16 step s of a stage: MI A tiles, NI B tiles (two per ldmatrix.x4).
+  // Fragment i is 16 i rows on: 16 i * BK elements in the swizzled tile (MmaConfig's argument).
+  auto load_frags = [&](uint32_t(&a)[MI][4], uint32_t(&b)[NI][2], int stage, int s) {
+    const uint32_t as = a_stage(stage) + a_off[s];
+    const uint32_t bs = b_stage(stage) + b_off[s];
+#pragma unroll
+    for (int i = 0; i < MI; ++i) ldmatrix_x4(a[i], as + 2 * 16 * i * BK);
+#pragma unroll
+    for (int j = 0; j < NI; j += 2) {
+      uint32_t r[4];
+      ldmatrix_x4(r, bs + 2 * 8 * j * BK);
+      b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
+    }
+  };
+
+  float acc[MI][NI][4] = {};  // C fragments: MI x NI tiles of (16, 8), 4 FP32 a lane each
+  auto mma_all = [&](const uint32_t(&a)[MI][4], const uint32_t(&b)[NI][2]) {
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int j = 0; j < NI; ++j) mma_16816(acc[i][j], a[i], b[j]);
+  };
+
+  // ---- PREFETCH: tiles 0 .. S - 2 into stages 0 .. S - 2, one commit group each ----
+  // Every tile position gets a group, empty or zero-filled where there is no tile, so that
+  // group t is always tile t and cp_async_wait<S - 2> below always means "tile t has landed".
+#pragma unroll
+  for (int t = 0; t < S - 1; ++t) {
+    copy_tile(t, t);
+    cp_async_commit();
+  }
+  int read_stage = 0, write_stage = S - 1;
+  auto next = [](int s) { return s + 1 == S ? 0 : s + 1; };
+
+  // ---- PIPELINED MAIN LOOP: one barrier per tile ----
+  for (int t = 0; t < tiles; ++t) {
+    cp_async_wait<S - 2>();  // this thread's copies of tile t have landed
+    // Everyone's copies of tile t have landed, and every warp has finished tile t - 1, whose
+    // stage (write_stage) is now free for tile t + S - 1.
+    __syncthreads();
+    copy_tile(t + S - 1, write_stage);
+    cp_async_commit();
+#pragma unroll
+    for (int s = 0; s < KS; ++s) {
+      uint32_t a[MI][4], b[NI][2];
+      load_frags(a, b, read_stage, s);
+      mma_all(a, b);
+    }
+    read_stage = next(read_stage), write_stage = next(write_stage);
+  }
+
+  // ---- EPILOGUE ----
+  // Straight from the registers (chapter 05): c0, c1 (and c2, c3, 8 rows down) are adjacent
+  // columns, one 8-byte store where the row allows it. A quad of lanes writes 32 bytes of a row.
+  const bool c_vec = N % 2 == 0 && aligned(C, 8);
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = m0 + wm + 16 * i + Mma16816::c_row(lane, 2 * h);
+        const int n = n0 + wn + 8 * j + Mma16816::c_col(lane, 0);
+        if (m >= M) continue;
+        float* c = C + static_cast<int64_t>(m) * N + n;
+        if (c_vec && n + 1 < N) {
+          *reinterpret_cast<float2*>(c) = make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+        } else {
+          if (n < N) c[0] = acc[i][j][2 * h];
+          if (n + 1 < N) c[1] = acc[i][j][2 * h + 1];
+        }
+      }
+}
+
+// Every launch of this kernel: rows that are not 16-byte aligned are first copied into padded
+// operands (rows of round_up(K, 8), zeros after K; pad.cu), counted in the time like any other
+// part of the GEMM.
+template <typename Cfg>
+void launch_cp_async2_cfg(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  auto kernel = cp_async2_kernel<Cfg>;
+  // Above 48 KiB of dynamic shared memory a kernel must opt in: once per kernel, at its first
+  // launch, which is never a timed one (every kernel is verified first). A GPU with less shared
+  // memory per block than Cfg needs reports the kernel as skipped (KernelNotSupported).
+  static const bool opted_in = [&] {
+    require_smem_per_block(Cfg::kSmemBytes);
+    CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
+    return true;
+  }();
+  (void)opted_in;
+  pad_operands_if_unaligned(M, N, K, A, Bt);  // pad.cu
+  const dim3 grid(ceil_div(N, Cfg::BN), ceil_div(M, Cfg::BM));
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(M, N, K, A, Bt, C);
+  CUDA_CHECK_LAUNCH();
+}
+
+void launch_cp_async2(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  launch_cp_async2_cfg<Pipe2>(M, N, K, A, Bt, C);
+}
+void launch_stages(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  launch_cp_async2_cfg<Pipe3>(M, N, K, A, Bt, C);
+}
