@@ -1,5 +1,7 @@
 // Chapter 06's FP32 program: split-K on chapter 04's SIMT kernel, workspace and atomic
-// variants, next to the unsplit kernel and cuBLAS SGEMM (pure FP32, Bᵀ layout).
+// variants, next to the unsplit kernel and cuBLAS SGEMM (pure FP32, Bᵀ layout). The kernels:
+// simt_kernels.cu (steps/1_simt_splitk.cuh) and splitk.cu; the reader's exercise:
+// exercises/exercises.cu.
 #include <string>
 
 #include "06_splitk/splitk.cuh"
@@ -28,6 +30,8 @@ int main(int argc, char** argv) {
       {"simt_bt", kBt, launch_simt_bt_unsplit, Role::kPrevious},  // chapter 04, S = 1
       {"splitk_simt_atomic", kBt, launch_splitk_simt_atomic},
       {"splitk_simt", kBt, launch_splitk_simt, Role::kBest},
+      // Yours to write (exercises/deterministic_reduction.cuh): splitk_simt with your reduction.
+      {"ex_deterministic_reduction", kBt, launch_ex_deterministic_reduction, Role::kExercise},
   };
   return run_gemm_chapter(spec, kernels, argc, argv);
 }

@@ -153,6 +153,9 @@ extern int g_simt_splits;  // S for the launchers: 0 = the heuristic (plan_split
 void launch_simt_bt_unsplit(int M, int N, int K, const float* A, const float* Bt, float* C);
 void launch_splitk_simt_atomic(int M, int N, int K, const float* A, const float* Bt, float* C);
 void launch_splitk_simt(int M, int N, int K, const float* A, const float* Bt, float* C);
+// The exercise (exercises/deterministic_reduction.cuh): splitk_simt with the reader's reduction.
+void launch_ex_deterministic_reduction(int M, int N, int K, const float* A, const float* Bt,
+                                       float* C);
 
 // steps/2_mma_splitk.cuh, BF16 A and Bᵀ, FP32 C: the tiles (0: chapter 05's MmaBest,
 // 128 x 256 x 64; 1: MmaStep, 128 x 128 x 32), and the launchers.
