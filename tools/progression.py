@@ -117,6 +117,7 @@ def main():
                     help="also measure every (kernel, shape) a README table asks for")
     ap.add_argument("--reps", type=int, default=0, help="timed repetitions (default: program's)")
     ap.add_argument("--only", default="", help="chapters to run, e.g. 03_tiled,05_tensorcore")
+    ap.add_argument("--dry-run", action="store_true", help="print the plan, measure nothing")
     args = ap.parse_args()
     out = args.out or os.path.join(args.build, "progression")
     os.makedirs(out, exist_ok=True)
@@ -163,6 +164,10 @@ def main():
     if not plan:
         sys.exit(f"no chapter programs with steps in {args.build} (build first)")
 
+    if args.dry_run:
+        for (chapter, name, shape), sets in plan.items():
+            print(chapter, name, shape, " ".join(sorted(sets)))
+        return 0
     rows, device = [], ""
     with tempfile.TemporaryDirectory() as tmp:
         for i, ((chapter, name, shape), sets) in enumerate(plan.items(), 1):
