@@ -97,6 +97,11 @@ void launch_epilogue(int M, int N, int K, const bf16* A, const bf16* Bt, float* 
 // split-K beneath where the tiles alone cannot fill the GPU.
 void launch_pipelined(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 
+// The exercise (exercises/cp_async_pipeline.cuh, or its solution): cp_async2 with the ring's
+// bookkeeping (prefetch, wait, barrier, commits, stages) written by the reader. Only the
+// pipelined program links it (chapter 08 links pipelined_lib alone).
+void launch_ex_cp_async_pipeline(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+
 // The experiments behind --kernel sweep (experiments/, NOTES.md): the stage sweep, the
 // autotuner's candidates one by one, synchronous element loads instead of the padding copy,
 // split-K's atomic variant, and the block order with G = 8.
