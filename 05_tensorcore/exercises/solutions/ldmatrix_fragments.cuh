@@ -90,11 +90,11 @@ __global__ void __launch_bounds__(MmaStep::kThreads, mma_min_blocks<MmaStep>())
   b_ld.store(Bs);
   __syncthreads();  // stage 0 is complete before any warp reads it
 
-  for (int t = 0; t < tiles; ++t) {
+  for (int t = 0, k_next = BK; t < tiles; ++t, k_next += BK) {  // k_next: the next tile's k
     const int stage = t % 2;
     if (t + 1 < tiles) {
-      a_ld.load(A, M, K, m0, (t + 1) * BK, K, a_vec);
-      b_ld.load(Bt, N, K, n0, (t + 1) * BK, K, b_vec);
+      a_ld.load(A, M, K, m0, k_next, K, a_vec);
+      b_ld.load(Bt, N, K, n0, k_next, K, b_vec);
     }
     const bf16* as = As + stage * ATile::kElems;
     const bf16* bs = Bs + stage * BTile::kElems;
