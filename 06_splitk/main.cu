@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   constexpr BLayout kBt = BLayout::kTransposed;
   const std::vector<GemmKernel> kernels = {
       {"cublas_bt", kBt, nullptr},
-      {"simt_bt", kBt, launch_simt_bt_unsplit, Role::kPrevious},  // chapter 04, S = 1
+      {"simt_bt_unsplit", kBt, launch_simt_bt_unsplit, Role::kPrevious},  // 04's kernel, S = 1
       {"splitk_simt_atomic", kBt, launch_splitk_simt_atomic},
       {"splitk_simt", kBt, launch_splitk_simt, Role::kBest},
       // Yours to write (exercises/deterministic_reduction.cuh): splitk_simt with your reduction.

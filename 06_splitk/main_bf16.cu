@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   constexpr BLayout kBt = BLayout::kTransposed;
   const std::vector<Bf16GemmKernel> kernels = {
       {"cublas", kBt, nullptr},
-      {"mma", kBt, launch_mma_unsplit, Role::kPrevious},  // chapter 05's best, S = 1
+      {"mma_unsplit", kBt, launch_mma_unsplit, Role::kPrevious},  // 05's best, S = 1
       {"splitk_mma_atomic", kBt, launch_splitk_mma_atomic},
       {"splitk_mma", kBt, launch_splitk_mma, Role::kBest},
   };

@@ -177,7 +177,7 @@ def main():
                     help="profile what the README counters tables ask for, into OUT/counters.csv")
     ap.add_argument("--shape", help="MxNxK (or RxC for chapter 02); default: the program's")
     ap.add_argument("--only", default="")
-    args = ap.parse_args()
+    args = ap.parse_intermixed_args()
     ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
     if not os.path.exists(ncu):
         sys.exit("ncu (Nsight Compute) not found")

@@ -102,8 +102,9 @@ def cuda_version(meta):
 
 
 def caption(meta, name, what):
-    return (f"*{gpu_name(meta)}, CUDA {cuda_version(meta)}, {meta.get('date', '?')}; "
-            f"`docs/results/{name}` (`{meta.get('command', '?')}`){what}.*")
+    """The table's source in one line; the CSV's own header names the command that made it."""
+    return (f"*{gpu_name(meta)}, CUDA {cuda_version(meta)}, {meta.get('date', '?')}, "
+            f"`docs/results/{name}`{what}.*")
 
 
 def fmt_ms(x):
@@ -148,7 +149,22 @@ class Data:
         path = os.path.join(self.results, name)
         return read_csv(path) if os.path.exists(path) else ([], {})
 
+    def home(self, chapter, kernel):
+        """A kernel an earlier chapter teaches, timed alongside in a later chapter's program
+        (Role::kPrevious), is shown with its own chapter's measurement: one kernel at one shape
+        has one number in every README. Its registry name is the same in both programs."""
+        for r in self.timings:
+            if r["kernel"] == kernel and r["role"] in ("step", "best") and r["chapter"] != chapter:
+                if any(x["chapter"] == chapter and x["kernel"] == kernel and x["role"] == "previous"
+                       for x in self.timings):
+                    return r["chapter"]
+        return chapter
+
     def timing(self, chapter, kernel, shape):
+        home = self.home(chapter, kernel)
+        if home != chapter and any(r["chapter"] == home and r["kernel"] == kernel and
+                                   r["shape"] == shape for r in self.timings):
+            chapter = home
         for r in self.timings:
             if r["chapter"] == chapter and r["kernel"] == kernel and r["shape"] == shape:
                 if r["status"] != "ok":
@@ -158,6 +174,10 @@ class Data:
                        "(tools/progression.py --tables measures what the tables ask for)")
 
     def counter(self, chapter, kernel, shape):
+        home = self.home(chapter, kernel)
+        if home != chapter and any(r["chapter"] == home and r["kernel"] == kernel and
+                                   r["shape"] == shape for r in self.counters):
+            chapter = home
         rows = [r for r in self.counters
                 if r["chapter"] == chapter and r["kernel"] == kernel and r["shape"] == shape]
         if not rows:
@@ -337,7 +357,7 @@ def process(path, data, write, root=ROOT):
         if i not in inside and DATE.search(line):
             problems.append(f"{rel}:{i + 1}: a date outside the generated tables "
                             f"('{DATE.search(line).group(0)}'); dated records go to NOTES.md")
-    words = len(open(path).read().split())
+    words = len("\n".join(out).split())  # the README as written, tables included
     chapter = os.path.basename(os.path.dirname(path))
     budget = BUDGET_TOP if os.path.dirname(path) == root else BUDGET.get(chapter, BUDGET_CHAPTER)
     if words > budget:

@@ -20,7 +20,8 @@
 // 32 r + (c ^ r)) does it without the spare floats.
 // Done when: PASS at every shape, and about the speed of transpose_padded: the reference
 // solution runs at the speed of transpose_padded (its row in the README's Results table),
-// XX.X% of cuBLAS at 8192x8192.
+// 98.2% of cublas_geam at
+// 8192x8192 in the recorded run (docs/results/timings.csv).
 #pragma once
 
 #include "02_transpose_copy/transpose.cuh"

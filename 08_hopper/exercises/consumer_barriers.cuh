@@ -36,7 +36,7 @@
 // second arrival would complete a phase of the next use. `it` runs on over all of a block's
 // output tiles, so in the persistent grid the phases run on from one tile to the next.
 // Done when: PASS at every shape, and about the speed of group16: the reference solution runs
-// at the speed of group16 (its row in the README's Results table), XX.X% of cuBLAS at
+// at the speed of group16 (its row in the README's Results table), 95.3% of cuBLAS at
 // 4096x4096x4096.
 #pragma once
 

@@ -13,9 +13,9 @@
 // Hint (README, "Why"): a warp issues one load for its 32 threads; it costs one transaction
 // per distinct 32-byte sector touched. B[k * N + col] is contiguous in col, A[row * K + k] in
 // k only: give the warp one row and 32 columns. The launcher's grid runs x over the columns.
-// Done when: PASS at every shape, and about the speed of naive_coalesced (the reference
-// solution, exercises/solutions/coalesced_mapping.cuh, runs at naive_coalesced's speed: the
-// README's Results table).
+// Done when: PASS at every shape, and about the speed of naive_coalesced: the reference
+// solution, exercises/solutions/coalesced_mapping.cuh, runs at naive_coalesced's speed (its row
+// in the README's Results table), 12.0% of cuBLAS at 4096x4096x4096.
 #pragma once
 
 #include "01_naive/naive.cuh"

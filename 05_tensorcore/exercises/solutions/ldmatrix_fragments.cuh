@@ -31,7 +31,7 @@
 //
 // One ldmatrix.x4 loads a whole A fragment, or the B fragments of two n8 tiles.
 // Done when: PASS at every shape, and about the speed of mma_ldmatrix: the reference solution
-// runs at the speed of mma_ldmatrix (its row in the README's Results table), XX.X% of cuBLAS at
+// runs at the speed of mma_ldmatrix (its row in the README's Results table), 30.7% of cuBLAS at
 // 4096x4096x4096.
 #pragma once
 

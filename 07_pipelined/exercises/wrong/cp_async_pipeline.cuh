@@ -57,7 +57,7 @@
 //
 // Done when: PASS at every shape (K shorter than the pipeline included), and about the speed of
 // cp_async2: the reference solution runs at the speed of cp_async2 (its row in the README's
-// Results table), XX.X% of cuBLAS at 4096x4096x4096.
+// Results table), 54.3% of cuBLAS at 4096x4096x4096.
 #pragma once
 
 #include "05_tensorcore/mma_ptx.cuh"
