@@ -28,8 +28,10 @@ Kinds and their keys (lists are comma-separated, in the order of the rows or col
   counters chapter kernels shape columns
            columns: names of counters.csv's columns (regs, occ_achieved%, lds_wavefronts, ...)
 --write regenerates every table; --check (a host test) fails where a table differs from what
-its CSV gives, where a README has a date outside its tables, or where it is over its word
-budget (a chapter 2,500 words, chapter 04 3,000, the top README 3,500).
+its CSV gives, where a README has a date outside its tables, where it is over its word budget
+(a chapter 2,500 words, chapter 04 3,000, the top README 3,500), or where a chapter README's
+sections are not Goal, What changes, Why, The code, Results, What limits it now, Exercises,
+Reproduce.
 """
 import argparse
 import csv
@@ -47,6 +49,8 @@ END = "<!-- end table -->"
 DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
 BUDGET_TOP, BUDGET_CHAPTER = 3500, 2500
 BUDGET = {"04_coalesced": 3000}
+SECTIONS = ["Goal", "What changes", "Why", "The code", "Results", "What limits it now",
+            "Exercises", "Reproduce"]
 
 # Display names of counters.csv's columns (tools/profile.py).
 COUNTER_LABELS = {
@@ -362,6 +366,11 @@ def process(path, data, write, root=ROOT):
     budget = BUDGET_TOP if os.path.dirname(path) == root else BUDGET.get(chapter, BUDGET_CHAPTER)
     if words > budget:
         problems.append(f"{rel}: {words} words, over its budget of {budget}")
+    # A chapter README is the lesson, with the same sections everywhere, in this order.
+    if os.path.dirname(path) != root:
+        heads = [line[3:].strip() for line in lines if line.startswith("## ")]
+        if heads != SECTIONS:
+            problems.append(f"{rel}: sections {heads}, expected {SECTIONS}")
     if write:
         text = "\n".join(out)
         if text != open(path).read():
