@@ -16,7 +16,9 @@ Each chapter lists its steps in NN_chapter/steps/steps.txt, in reading order, on
                                               only an argument of its template or launch (the
                                               note says which); `diff` shows its launcher's
 
-DIFF is the number of lines `diff` adds and removes between PREVIOUS and FILE. `check` fails
+DIFF is the number of lines `diff` adds and removes between PREVIOUS and FILE. The exercises
+are copies too (NN_chapter/exercises/copies.txt: FILE PREVIOUS DIFF): the skeleton of its
+solution, the solution of the step it rebuilds, the wrong body of the solution. `check` fails
 where a step and the step it was copied from have drifted apart (the count moved), where a
 diff is over 400 lines, or where a file in steps/ is not listed. After a deliberate change,
 `record` writes the new counts (and the commit says why they moved).
@@ -169,6 +171,41 @@ def check(root=ROOT, record=False):
         for f in glob.glob(os.path.join(os.path.dirname(m), "*.cuh")):
             if f not in listed:
                 problems.append(f"{os.path.relpath(f, root)}: not listed in steps.txt")
+    problems += check_exercises(root, record)
+    return problems
+
+
+def exercise_manifests(root=ROOT):
+    return sorted(glob.glob(os.path.join(root, "[0-9][0-9]_*", "exercises", "copies.txt")))
+
+
+def check_exercises(root=ROOT, record=False):
+    """The exercises are copies too: the skeleton of its solution, the solution of the step it
+    rebuilds, the wrong body of the solution. NN_chapter/exercises/copies.txt lists each copy,
+    FILE PREVIOUS DIFF, FILE relative to the folder, PREVIOUS from the repository root."""
+    problems = []
+    for m in exercise_manifests(root):
+        folder = os.path.relpath(os.path.dirname(m), root)
+        text = open(m).read().split("\n")
+        for i, raw in enumerate(text):
+            if not raw.strip() or raw.lstrip().startswith("#"):
+                continue
+            f = raw.split()
+            path, prev, want = f"{folder}/{f[0]}", f[1], int(f[2])
+            if not (os.path.exists(os.path.join(root, path)) and
+                    os.path.exists(os.path.join(root, prev))):
+                problems.append(f"{os.path.relpath(m, root)}:{i + 1}: {path} or {prev} is missing")
+                continue
+            n = changed(diff_lines(root, prev, path))
+            if record and n != want:
+                text[i] = re.sub(r"^(\S+\s+\S+\s+)\S+", lambda mm: mm.group(1) + str(n), raw)
+                print(f"{path}: {want} -> {n} lines against {prev}")
+            elif n != want:
+                problems.append(f"{path}: {n} lines differ from {prev}, but {want} are recorded in "
+                                f"{os.path.relpath(m, root)}: the copies drifted (after a "
+                                "deliberate change, tools/steps.py record)")
+        if record:
+            open(m, "w").write("\n".join(text))
     return problems
 
 
@@ -186,6 +223,14 @@ def selftest():
             dst = os.path.join(tmp, os.path.relpath(m, ROOT))
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             shutil.copy(m, dst)
+        for m in exercise_manifests():
+            folder = os.path.dirname(m)
+            prevs = [os.path.join(ROOT, line.split()[1]) for line in open(m)
+                     if line.strip() and not line.lstrip().startswith("#")]
+            for f in [m] + prevs + glob.glob(os.path.join(folder, "**", "*.cuh"), recursive=True):
+                dst = os.path.join(tmp, os.path.relpath(f, ROOT))
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                shutil.copy(f, dst)
         if check(tmp):
             print("selftest: the tree does not pass check to begin with")
             return 1
