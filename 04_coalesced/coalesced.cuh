@@ -8,6 +8,18 @@
 // --- The trap and its fixes: chapter 03's tiled_smem kernel, reading Bᵀ ----------------------
 constexpr int kBtTile = 32;  // (32, 32) tiles, one thread per element of C, as in tiled_smem
 
+// The trap and its fixes run at equal occupancy: blocks of 1024 threads, 2 of them per SM
+// (__launch_bounds__(kBtThreads, kBtMinBlocks)), so ptxas holds every layout to 32 registers a
+// thread and each runs 64 warps per SM, the most an SM holds. sm_86 and sm_89 hold 1536 threads
+// per SM, so one block of 1024 at most there, for every layout alike (and asking ptxas for two
+// is an error under -Werror). The exercise (exercises/fix_the_trap.cuh) runs the same way.
+constexpr int kBtThreads = kBtTile * kBtTile;
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+constexpr int kBtMinBlocks = 1;
+#else
+constexpr int kBtMinBlocks = 2;
+#endif
+
 // How the (32, 32) tile of Bᵀ is laid out in shared memory. The tile is stored as loaded:
 // element (n, k) of the tile is Bᵀ[n0 + n][k0 + k]. The inner loop reads it down a column
 // (fixed k, the 32 lanes of a warp taking n = 0..31).

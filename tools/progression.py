@@ -24,7 +24,6 @@ import csv
 import datetime
 import glob
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,6 @@ import tempfile
 SWEEP_SHAPES = ["512x512x512", "1024x1024x1024", "1536x1536x1536", "2048x2048x2048",
                 "3072x3072x3072", "4096x4096x4096", "8192x8192x8192", "256x256x65536",
                 "4097x4095x4093"]
-LADDER = {"fp32": "FP32 SIMT", "bf16": "BF16 tensor core", "copy": "copy / transpose"}
 
 
 def programs_in(build):

@@ -155,8 +155,6 @@ def check(root=ROOT, record=False):
                 problems.append(f"{s.path}: {n} lines differ from {s.previous}, over "
                                 f"{MAX_DIFF}: more than one idea")
             if record and n != s.diff:
-                f = text[s.line_no - 1].split()
-                f[3] = str(n)
                 text[s.line_no - 1] = re.sub(r"^(\S+\s+\S+\s+\S+\s+)\S+", lambda mm: mm.group(1) +
                                              str(n), text[s.line_no - 1])
                 print(f"{s.path}: {s.diff} -> {n} lines against {s.previous}")

@@ -14,16 +14,9 @@
 
 #include "04_coalesced/coalesced.cuh"
 
-// changed: equal occupancy. Blocks of 1024 threads, 2 of them per SM (__launch_bounds__), so
-// ptxas holds every layout to 32 registers a thread and each runs 64 warps per SM, the most an
-// SM holds. sm_86 and sm_89 hold 1536 threads per SM, so one block of 1024 at most there, for
-// every layout alike (and asking ptxas for two is an error under -Werror).
-constexpr int kBtThreads = kBtTile * kBtTile;
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
-constexpr int kBtMinBlocks = 1;
-#else
-constexpr int kBtMinBlocks = 2;
-#endif
+// changed: equal occupancy (kBtThreads, kBtMinBlocks: coalesced.cuh). Blocks of 1024 threads,
+// 2 of them per SM, so ptxas holds every layout to 32 registers a thread and each runs 64 warps
+// per SM, the most an SM holds (one block on sm_86 and sm_89).
 
 template <BtLayout L>
 __global__ void __launch_bounds__(kBtThreads, kBtMinBlocks)

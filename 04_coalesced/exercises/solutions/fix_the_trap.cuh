@@ -37,21 +37,13 @@
 #include "04_coalesced/coalesced.cuh"
 #include "common/exercise.h"
 
-// Step 1's equal occupancy (steps/1_tiled_bt.cuh explains it): 2 blocks of 1024 threads per SM,
-// so ptxas holds this kernel to 32 registers, as it holds the trap and its fixes. sm_86 and
-// sm_89 hold 1536 threads per SM: one block there. (A copy: the exercise is its own
-// translation unit.)
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
-constexpr int kBtMinBlocks = 1;
-#else
-constexpr int kBtMinBlocks = 2;
-#endif
+// Step 1's equal occupancy: kBtThreads, kBtMinBlocks (coalesced.cuh).
 
 // Thread (tx, ty) computes C(row, col); a warp is one row of C's (32, 32) tile.
 //
 //   load phase: warp ty reads Bᵀ[n0 + ty][k0 + 0..31]  -> tile (ty, 0..31)   (a tile row)
 //   inner loop: warp ty reads tile (0..31, k)           -> B(k0 + k, n0 + 0..31) (a column)
-__global__ void __launch_bounds__(1024, kBtMinBlocks)
+__global__ void __launch_bounds__(kBtThreads, kBtMinBlocks)
     ex_fix_the_trap_kernel(int M, int N, int K, const float* __restrict__ A,
                            const float* __restrict__ Bt, float* __restrict__ C) {
   constexpr int T = kBtTile;
