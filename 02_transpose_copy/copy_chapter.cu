@@ -35,6 +35,12 @@ class CopyCase : public Case {
 
   void poison_output() override { poison(out_.get(), out_.bytes()); }
 
+  std::vector<unsigned char> output_bytes() override {
+    std::vector<unsigned char> b(out_.bytes());
+    CUDA_CHECK(cudaMemcpy(b.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
+    return b;
+  }
+
   std::optional<VerifyResult> verify_output(size_t i) override {
     CUDA_CHECK(cudaMemcpy(out_host_.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
     const Tolerance exact{};  // all zero: every element must be bit-identical

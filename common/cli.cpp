@@ -121,6 +121,8 @@ std::string usage_text(const CliSpec& spec) {
     << "  --bench               verify, then time (median of --reps runs, L2 flushed); the\n"
     << "                        kernels' runs are interleaved, each with its baseline's\n"
     << "  --sequential          with --bench: time each kernel's runs back to back instead\n"
+    << "  --twice               run each verified kernel a second time on the same input; the\n"
+    << "                        two outputs must be the same bits (determinism)\n"
     << "  --reps R              timed repetitions (default " << spec.default_reps
     << ", fewer for slow kernels)\n"
     << "  --seed S              seed of the random inputs (default 1234)\n"
@@ -194,6 +196,9 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
     } else if (arg == "--sequential") {
       if (!no_value()) return CliStatus::kError;
       o.sequential = true;
+    } else if (arg == "--twice") {
+      if (!no_value()) return CliStatus::kError;
+      o.twice = true;
     } else if (arg == "--m" || arg == "--n" || arg == "--k" || arg == "--size") {
       if (arg == "--k" && !spec.has_k) {
         *error = "--k: this program's sizes are rows x cols (--m, --n); it has no K";

@@ -4,6 +4,7 @@
 //   --shapes MxNxK,MxNxK,...        several sizes (the GPU tests use this)
 //   --kernel NAME[,NAME...]|all|sweep|exercises   which kernel(s); default all
 //   --check / --bench               verify only / verify then time; default both
+//   --twice                         run each verified kernel again on the same input: same bits
 //   --sequential                    time each kernel's runs back to back (default: interleaved)
 //   --reps R  --seed S  --csv FILE  --list  --help
 //
@@ -53,6 +54,7 @@ struct Options {
   bool check = true;
   bool bench = true;
   bool sequential = false;  // time kernel after kernel instead of interleaving their runs
+  bool twice = false;       // verify, then run again and compare the two outputs bit for bit
   int reps = 0;
   bool reps_given = false;
   uint64_t seed = 1234;

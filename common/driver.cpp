@@ -164,6 +164,20 @@ int run_chapter(Chapter ch, int argc, char** argv) {
           print_mismatches(stderr, r.kernel.c_str(), *v);
         }
       }
+      // --twice: the same input again, into a poisoned output: the same bits, or a failure.
+      if (opt.twice && r.status == "pass") {
+        const std::vector<unsigned char> first = c->output_bytes();
+        c->poison_output();
+        c->launch(i);
+        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        if (c->output_bytes() != first) {
+          std::fprintf(stderr, "%dx%dx%d %s: a second run on the same input gave other bits\n",
+                       s.M, s.N, s.K, r.kernel.c_str());
+          r.status = "FAIL";
+          ++failures;
+        }
+      }
       row_of[i] = rows.size();
       rows.push_back(r);
     }

@@ -42,6 +42,8 @@ class Case {
   // Checks the output of the kernel just run. nullopt: this kernel is the reference itself
   // and nothing independent is available at this size to compare it with.
   virtual std::optional<VerifyResult> verify_output(size_t kernel) = 0;
+  // The output's bytes as they are now (--twice compares two runs' outputs with them).
+  virtual std::vector<unsigned char> output_bytes() = 0;
   virtual double work() const = 0;  // FLOPs (GEMM) or bytes moved (copies), for the rate column
 };
 

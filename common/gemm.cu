@@ -112,6 +112,12 @@ class GemmCase : public Case {
     return verify(out_host_.data(), ref_host_.data(), s_.M, s_.N, tol_);
   }
 
+  std::vector<unsigned char> output_bytes() override {
+    std::vector<unsigned char> b(C_.bytes());
+    CUDA_CHECK(cudaMemcpy(b.data(), C_.get(), C_.bytes(), cudaMemcpyDeviceToHost));
+    return b;
+  }
+
   double work() const override { return 2.0 * s_.M * s_.N * s_.K; }
 
  private:

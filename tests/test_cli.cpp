@@ -57,6 +57,9 @@ TEST(cli, sizes_kernel_and_modes) {
   CHECK(!o.sequential);
   CHECK(parse(gemm_spec(), {"--bench", "--sequential"}, &o, &err) == CliStatus::kOk);
   CHECK(o.sequential && o.bench && !o.check);
+  CHECK(!o.twice);
+  CHECK(parse(gemm_spec(), {"--check", "--twice"}, &o, &err) == CliStatus::kOk);
+  CHECK(o.twice && o.check && !o.bench);
 }
 
 // Several kernels by name: each once, in the chapter's order (the order they are timed in).
@@ -146,6 +149,7 @@ TEST(cli, usage_mistakes_are_refused) {
   CHECK(refused({"--kernel", "fast,"}, "unknown kernel ''"));
   CHECK(refused({"--kernel", ""}, "unknown kernel ''"));
   CHECK(refused({"--sequential=yes"}, "takes no value"));
+  CHECK(refused({"--twice=1"}, "takes no value"));
   CHECK(refused({"--size"}, "needs a value"));
   CHECK(refused({"--m", "4", "--n", "4"}, "give all of --m, --n and --k"));
   CHECK(refused({"--shapes", "4x4"}, "not of the form MxNxK"));
