@@ -69,11 +69,154 @@ struct WgmmaAcc {
   }
 };
 
+// --- Step 6's partial tiles (split_wave_kernel's fixup) ----------------------------------------
+// A split tile's partial (128, BN) accumulator goes to the workspace as the two consumer
+// warpgroups hold it: float4 q = 256 i + c is registers 4 i .. 4 i + 3 of consumer thread c
+// (0-255; warpgroup c / 128 has rows 64 (c / 128) ..), so that a warp instruction writes 512
+// contiguous bytes. Its four floats are (row, col), (row, col + 1), (row + 8, col) and
+// (row + 8, col + 1) of the tile (WgmmaAcc).
+struct PartialVec {
+  __host__ __device__ static constexpr int row(int q) {
+    return 64 * ((q % 256) / 128) + WgmmaAcc::row(q % 128, 4 * (q / 256));
+  }
+  __host__ __device__ static constexpr int col(int q) {
+    return WgmmaAcc::col(q % 128, 4 * (q / 256));
+  }
+};
+
 // --- The staged epilogue's band (store_acc_staged) --------------------------------------------
 // Each consumer warp stages 16 rows x kBandCols columns of its accumulator at a time, in rows of
 // kBandRow floats (padded by 8).
 constexpr int kBandCols = 32, kBandRow = kBandCols + 8;
 constexpr int kBandBytes = 16 * kBandRow * 4;  // one warp's band
+
+// --- Step 6: the last wave, split (split_wave_kernel) ------------------------------------------
+// A persistent grid of G blocks (one per SM) over T output tiles of I K-tiles each (BK = 64).
+// With R = T mod G, the T - R tiles of the full waves go whole, one per block per wave (block b
+// takes R + b, R + b + G, ...); each of the R tiles of the last, partial wave is cut into
+// S = min(G / R, I) slices of K, one slice per block, so that R S blocks share the last wave
+// instead of R. The split tiles come first, so all their slices run at the same time, and the
+// blocks of one tile meet in a workspace (split_wave_kernel's fixup). S < 2: nothing is split,
+// and the plan is step 5's persistent grid. Slice s of a tile covers the K-tiles
+// [s I / S, (s + 1) I / S): chapter 06's splitk_slice, never empty since S <= I.
+struct WavePlan {
+  int tiles = 0, k_tiles = 0;  // T, I
+  int grid = 0;                // blocks: G, or fewer when there is less than a wave of work
+  int split_tiles = 0;         // R: tiles 0 .. R - 1 are split (0: none)
+  int splits = 1;              // S: slices, and blocks, per split tile
+};
+// max_splits caps S (1: never split; the shape rule also weighs the plan without a split).
+__host__ __device__ constexpr WavePlan plan_wave(int tiles, int k_tiles, int sms,
+                                                 int max_splits = 1 << 30) {
+  WavePlan p;
+  p.tiles = tiles;
+  p.k_tiles = k_tiles;
+  const int r = tiles % sms;
+  int s = r > 0 ? (sms / r < k_tiles ? sms / r : k_tiles) : 1;
+  s = s < max_splits ? s : max_splits;
+  if (s >= 2) {
+    p.split_tiles = r;
+    p.splits = s;
+    p.grid = tiles >= sms ? sms : r * s;
+  } else {
+    p.grid = tiles < sms ? tiles : sms;
+  }
+  return p;
+}
+
+// The j-th piece of work of block b: a tile and its K-tiles [k_begin, k_end), and the slice
+// (-1: the whole tile, stored to C directly). tile = -1: the block is done.
+struct WorkUnit {
+  int tile, k_begin, k_end, slice;
+};
+__host__ __device__ constexpr WorkUnit wave_unit(const WavePlan& p, int block, int j) {
+  if (p.split_tiles > 0 && block < p.split_tiles * p.splits) {
+    if (j == 0) {
+      const int s = block % p.splits;
+      return {block / p.splits, int(int64_t(s) * p.k_tiles / p.splits),
+              int(int64_t(s + 1) * p.k_tiles / p.splits), s};
+    }
+    --j;  // the split slice came first; then the whole tiles
+  }
+  const int64_t tile = int64_t(p.split_tiles) + block + int64_t(j) * p.grid;
+  if (tile >= p.tiles) return {-1, 0, 0, -1};
+  return {int(tile), 0, p.k_tiles, -1};
+}
+
+// The K-tiles the busiest block computes: the plan's time, in K-tiles of its tile.
+__host__ __device__ constexpr int64_t wave_makespan(const WavePlan& p) {
+  const int64_t whole = (int64_t(p.tiles) - p.split_tiles + p.grid - 1) / p.grid;
+  return whole * p.k_tiles + (p.split_tiles > 0 ? (p.k_tiles + p.splits - 1) / p.splits : 0);
+}
+
+// --- Stream-K (experiments/stream_k.cuh) ------------------------------------------------------
+// All T I K-tiles of the output tiles, in order (tile by tile), dealt to G blocks as evenly as
+// integers allow: block b takes [b T I / G, (b + 1) T I / G). A range cuts at most two tiles:
+// it may begin inside one (a later part of that tile: it goes to the workspace, slot b) and end
+// inside another (the tile's first K-tiles: this block owns the tile; it adds the later
+// blocks' parts in K order, then stores the tile). Units in between are whole tiles.
+struct StreamKPlan {
+  int tiles = 0, k_tiles = 0, grid = 0;
+  int64_t total = 0;  // T I
+};
+__host__ __device__ constexpr StreamKPlan plan_stream_k(int tiles, int k_tiles, int sms) {
+  StreamKPlan p;
+  p.tiles = tiles;
+  p.k_tiles = k_tiles;
+  p.total = int64_t(tiles) * k_tiles;
+  p.grid = p.total < sms ? int(p.total) : sms;
+  return p;
+}
+__host__ __device__ constexpr int64_t sk_begin(const StreamKPlan& p, int block) {
+  return int64_t(block) * p.total / p.grid;
+}
+// The block whose range holds K-tile x of the whole order: the last b with sk_begin(b) <= x.
+__host__ __device__ constexpr int sk_block_of(const StreamKPlan& p, int64_t x) {
+  return int(((x + 1) * p.grid - 1) / p.total);
+}
+// The j-th unit of block b; slice = b for a later part of a tile (its workspace slot), -1 for a
+// part that starts at k = 0 (a whole tile, or the owner's first part).
+__host__ __device__ constexpr WorkUnit sk_unit(const StreamKPlan& p, int block, int j) {
+  const int64_t begin = sk_begin(p, block), end = sk_begin(p, block + 1);
+  const int64_t tile = begin / p.k_tiles + j, t0 = tile * p.k_tiles;
+  const int64_t lo = begin > t0 ? begin : t0;
+  const int64_t hi = end < t0 + p.k_tiles ? end : t0 + p.k_tiles;
+  if (lo >= hi) return {-1, 0, 0, -1};
+  return {int(tile), int(lo - t0), int(hi - t0), lo == t0 ? -1 : block};
+}
+
+// --- The answer's shape rule (hopper) ----------------------------------------------------------
+// hopper picks the tile width (BN) and the schedule that finish first by the waves: for each,
+// the K-tiles of the busiest block (wave_makespan), times what one K-tile of that tile costs
+// relative to 128 x 256 (hopper_tile_cost), plus what the meeting of split tiles costs where
+// there is one (hopper_split_cost), in the same unit. The constants are fitted to the measured
+// times of the four candidates at the README's shapes (README, "The shape rule"). kHopperTiles
+// are the widths the launcher instantiates.
+constexpr int kHopperTiles[] = {256, 128};  // BN; BM = 128
+enum class Schedule { kWhole, kSplitWave };
+struct HopperChoice {
+  int BN;
+  Schedule schedule;
+};
+constexpr double hopper_tile_cost(int BN) { return BN == 256 ? 1.0 : 0.58; }
+constexpr double hopper_split_cost(int BN) { return BN == 256 ? 12.0 : 9.0; }
+constexpr double hopper_cost(int M, int N, int K, int sms, int BN, Schedule s) {
+  const int tiles = ((M + 127) / 128) * ((N + BN - 1) / BN), k_tiles = (K + 63) / 64;
+  const WavePlan p = plan_wave(tiles, k_tiles, sms, s == Schedule::kWhole ? 1 : 1 << 30);
+  if (s == Schedule::kSplitWave && p.split_tiles == 0) return 1e300;  // kWhole by another name
+  return double(wave_makespan(p)) * hopper_tile_cost(BN) +
+         (p.split_tiles > 0 ? hopper_split_cost(BN) : 0.0);
+}
+constexpr HopperChoice choose_hopper(int M, int N, int K, int sms) {
+  HopperChoice best{0, Schedule::kWhole};
+  double best_cost = 0;
+  for (int BN : kHopperTiles)
+    for (Schedule s : {Schedule::kWhole, Schedule::kSplitWave}) {
+      const double cost = hopper_cost(M, N, K, sms, BN, s);
+      if (best.BN == 0 || cost < best_cost) best = {BN, s}, best_cost = cost;
+    }
+  return best;
+}
 
 // --- Launchers -----------------------------------------------------------------------------------
 // Defined in the step files (steps/, in reading order) and the experiments (experiments/), all
@@ -86,11 +229,17 @@ void launch_warp_spec(int M, int N, int K, const bf16* A, const bf16* Bt, float*
 void launch_hopper_raster(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);  // 3
 void launch_persistent(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 3
 void launch_group16(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);        // 3
-void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 4
+void launch_staged(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 4
+void launch_tile128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);        // 5
+void launch_split_wave(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 6
+void launch_split_wave128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);  // 6
+void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 6
 // The experiments (--kernel sweep): the ring without a tile's wgmma in flight; clusters of two
-// blocks with the Bᵀ tile multicast.
+// blocks with the Bᵀ tile multicast; Stream-K.
 void launch_tma_ring(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_cluster(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+void launch_stream_k(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+void launch_stream_k128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 // The exercise (exercises/consumer_barriers.cuh, or its solution): group16 with the consumers'
 // barrier operations written by the reader.
 void launch_ex_consumer_barriers(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);

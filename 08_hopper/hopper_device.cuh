@@ -30,6 +30,10 @@ constexpr int kTileBytes128 = 128 * kSwizzleBytes;
 constexpr int kWsBM = 128, kWsBN = 256, kWsStages = 4;
 constexpr int kWsABytes = kWsBM * kSwizzleBytes, kWsBBytes = kWsBN * kSwizzleBytes;
 constexpr int kWsStageBytes = kWsABytes + kWsBBytes;
+// Steps 5 and 6: the tile's width BN a template argument (128 or 256), the A tile still 128
+// rows: a stage is both tiles.
+template <int BN>
+constexpr int kTileStageBytes = kWsABytes + BN * kSwizzleBytes;
 
 // The four k16 steps of one stage for one warpgroup: the 64 rows of the A tile that start at
 // a_tile and all N rows of the Bᵀ tile at b_tile (both 1024-byte aligned, swizzled).

@@ -112,6 +112,18 @@ __device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtens
       : "memory");
 }
 
+// Step 6's fixup: a barrier for the two consumer warpgroups alone (named barrier 1, 256
+// threads; __syncthreads is barrier 0 and would wait for the producer), and a load that
+// acquires at GPU scope (the counter another block's release raised).
+__device__ __forceinline__ void consumer_sync() {
+  asm volatile("bar.sync 1, 256;\n" ::: "memory");
+}
+__device__ __forceinline__ int ld_acquire_gpu(const int* p) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
 // setmaxnreg (sm_90a): a warpgroup gives registers back to the SM, or takes more.
 template <int R>
 __device__ __forceinline__ void setmaxnreg_dec() {

@@ -8,10 +8,15 @@
 //   steps/3_warp_spec.cuh     warp_spec: a producer warpgroup (setmaxnreg 40) and two consumer
 //                             warpgroups (setmaxnreg 232), m64n256k16 on a (128, 256) tile;
 //                             raster (G = 8), persistent (one block per SM), group16 (G = 16)
-//   steps/4_hopper.cuh        hopper: the persistent group16 kernel with the epilogue through
+//   steps/4_staged.cuh        staged: the persistent group16 kernel with the epilogue through
 //                             shared memory (store_acc_staged)
+//   steps/5_tile128.cuh       tile128: the tile's width a template argument, 128 x 128
+//   steps/6_split_wave.cuh    split_wave, split_wave128: the last wave's tiles split along K
+//                             among the idle blocks (plan_wave), a deterministic fixup; hopper:
+//                             tile and schedule chosen per shape (choose_hopper)
 //   experiments/tma_ring.cuh  the ring without a tile in flight (--kernel sweep)
 //   experiments/cluster.cuh   clusters of 2 blocks, the Bᵀ tile multicast (--kernel sweep)
+//   experiments/stream_k.cuh  Stream-K: every K-tile dealt evenly (plan_stream_k; --kernel sweep)
 // BF16 A (M x K) and Bᵀ (N x K), FP32 C = A * B. Every M, N, K >= 1: TMA zero-fills the parts
 // of a box outside the matrix; rows that are not 16-byte aligned (K % 8 != 0) are copied once
 // into padded operands (chapter 07's pad_operands_if_unaligned). Shared pieces: hopper.cuh
@@ -20,6 +25,9 @@
 #include "08_hopper/steps/1_wgmma_sync.cuh"
 #include "08_hopper/steps/2_tma.cuh"
 #include "08_hopper/steps/3_warp_spec.cuh"
-#include "08_hopper/steps/4_hopper.cuh"
+#include "08_hopper/steps/4_staged.cuh"
+#include "08_hopper/steps/5_tile128.cuh"
+#include "08_hopper/steps/6_split_wave.cuh"
 #include "08_hopper/experiments/tma_ring.cuh"
 #include "08_hopper/experiments/cluster.cuh"
+#include "08_hopper/experiments/stream_k.cuh"

@@ -9,8 +9,9 @@ int main(int argc, char** argv) {
   spec.program = "08_hopper/hopper";
   spec.summary =
       "Chapter 08: Hopper's wgmma and TMA: synchronous loads, TMA, a TMA pipeline, warp "
-      "specialization, a persistent grid, a staged epilogue (BF16 A and Bᵀ, FP32 accumulate "
-      "and C; sm_90a).";
+      "specialization, a persistent grid, a staged epilogue, a smaller tile, the last "
+      "wave split along K, a tile and schedule per shape (BF16 A and Bᵀ, FP32 accumulate and C; "
+      "sm_90a).";
   spec.default_shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4097, 4095, 4093}};
   spec.min_cc = 90;
   spec.exact_cc = true;
@@ -26,11 +27,19 @@ int main(int argc, char** argv) {
       {"raster", kBt, launch_hopper_raster},
       {"persistent", kBt, launch_persistent},
       {"group16", kBt, launch_group16},
+      {"staged", kBt, launch_staged},
+      {"tile128", kBt, launch_tile128},
+      {"split_wave", kBt, launch_split_wave},
+      {"split_wave128", kBt, launch_split_wave128},
       {"hopper", kBt, launch_hopper, Role::kBest},
-      // Experiments (08_hopper/experiments/, NOTES.md): the ring without a tile in flight, and
-      // clusters with the Bᵀ tile multicast, a side step from group16 that was no faster.
+      // Experiments (08_hopper/experiments/, NOTES.md): the ring without a tile in flight,
+      // clusters with the Bᵀ tile multicast (a side step from group16 that was no faster), and
+      // Stream-K.
       {"tma_ring", kBt, launch_tma_ring, Role::kSweep},
       {"cluster", kBt, launch_cluster, Role::kSweep},
+      // Stream-K: every K-tile of every tile dealt evenly; correct, and slower than split_wave.
+      {"stream_k", kBt, launch_stream_k, Role::kSweep},
+      {"stream_k128", kBt, launch_stream_k128, Role::kSweep},
       // Yours to write (exercises/consumer_barriers.cuh): --kernel ex_consumer_barriers.
       {"ex_consumer_barriers", kBt, launch_ex_consumer_barriers, Role::kExercise},
   };

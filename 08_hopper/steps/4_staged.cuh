@@ -1,11 +1,11 @@
-// Chapter 08, step 4: hopper, the chapter's answer. Step 3's persistent kernel in group16's
-// order, with the epilogue through shared memory: each consumer warp writes its 16 rows of the
-// accumulator into a band of 16 x 32 floats (kBandCols, kBandRow), then reads the band back and
-// stores whole 128-byte pieces of C rows, 16 bytes a lane (store_acc_staged), instead of 8-byte
-// stores that cover 8 rows x 32 bytes per warp instruction.
+// Chapter 08, step 4: staged. Step 3's persistent kernel in group16's order, with the epilogue
+// through shared memory: each consumer warp writes its 16 rows of the accumulator into a band
+// of 16 x 32 floats (kBandCols, kBandRow), then reads the band back and stores whole 128-byte
+// pieces of C rows, 16 bytes a lane (store_acc_staged), instead of 8-byte stores that cover
+// 8 rows x 32 bytes per warp instruction.
 //
-//   ./build/08_hopper/hopper --kernel hopper --size 4096 --bench
-//   tools/steps.py diff hopper            # against steps/3_warp_spec.cuh
+//   ./build/08_hopper/hopper --kernel staged --size 4096 --bench
+//   tools/steps.py diff staged            # against steps/3_warp_spec.cuh
 //
 // Included once, by 08_hopper/kernels.cu.
 #pragma once
@@ -23,7 +23,7 @@
 // one block per SM is persistent: each block keeps its barriers' phases running from one tile
 // to the next, so the producer loads the next tile while the consumers store this one.
 __global__ void __launch_bounds__(3 * kWarpgroup, 1)
-    hopper_kernel(const __grid_constant__ CUtensorMap tm_a,
+    staged_kernel(const __grid_constant__ CUtensorMap tm_a,
                   const __grid_constant__ CUtensorMap tm_b, int M, int N, int K,
                   float* __restrict__ C, int group) {
   constexpr int S = kWsStages;
@@ -141,16 +141,16 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
 }
 
 // The persistent grid in the order of group16 (G = 16), with room for the 8 consumer warps' bands.
-void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+void launch_staged(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
   pad_operands_if_unaligned(M, N, K, A, Bt);
   // The stages, the barriers, the alignment slack and the 8 consumer warps' bands.
   constexpr int kSmem = kWsStages * kWsStageBytes + 16 * kWsStages + 1024 + 8 * kBandBytes;
-  static const bool once = (opt_in(hopper_kernel, kSmem), true);
+  static const bool once = (opt_in(staged_kernel, kSmem), true);
   (void)once;
   const CUtensorMap* ta = tensor_map(A, M, K, kWsBM);
   const CUtensorMap* tb = tensor_map(Bt, N, K, kWsBN);
   const int tiles = ((M + kWsBM - 1) / kWsBM) * ((N + kWsBN - 1) / kWsBN);
   const int grid = std::min(tiles, device_sm_count());  // 1 block per SM
-  hopper_kernel<<<grid, 3 * kWarpgroup, kSmem>>>(*ta, *tb, M, N, K, C, 16);
+  staged_kernel<<<grid, 3 * kWarpgroup, kSmem>>>(*ta, *tb, M, N, K, C, 16);
   CUDA_CHECK_LAUNCH();
 }
