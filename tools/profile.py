@@ -138,6 +138,9 @@ def tables_run(args, ncu):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import tables
     need = sorted(tables.requests()["counters"])
+    only = set(filter(None, args.only.split(",")))  # with --tables: chapters
+    if only:
+        need = [n for n in need if n[0] in only]
     out = args.out or os.path.join(args.build, "profile")
     os.makedirs(out, exist_ok=True)
     where = {}

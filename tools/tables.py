@@ -27,6 +27,14 @@ Kinds and their keys (lists are comma-separated, in the order of the rows or col
            (default) or shapes
   counters chapter kernels shape columns
            columns: names of counters.csv's columns (regs, occ_achieved%, lds_wavefronts, ...)
+  waves    chapter kernels shapes bm bn
+           per shape: the bm x bn output tiles, the waves they make on the GPU's SMs (from the
+           CSV's device line), how many SMs the last wave keeps busy, then each kernel's % of
+           its baseline
+  dram     chapter kernels shapes
+           per kernel (and the first one's baseline) and shape: ms, the DRAM bytes a GEMM must move at least (BF16 A and Bᵀ
+           read once, FP32 C written once) per second, that as a % of the DRAM peak (bus width
+           x memory clock x 2, from the CSV's device line), and the % of its baseline
 --write regenerates every table; --check (a host test) fails where a table differs from what
 its CSV gives, where a README has a date (tables included: the CSVs carry it), where it is
 over its word budget
@@ -285,6 +293,58 @@ def counters_table(data, o):
             ""] + table(head, body)
 
 
+def device_sms(meta):
+    m = re.search(r"(\d+) SMs", meta.get("device", ""))
+    if not m:
+        raise KeyError("timings.csv's device line names no SM count")
+    return int(m.group(1))
+
+
+def dram_peak_gbs(meta):
+    m = re.search(r"\((\d+)-bit, (\d+) MHz\)", meta.get("device", ""))
+    if not m:
+        raise KeyError("timings.csv's device line names no memory bus and clock")
+    return int(m.group(1)) / 8 * int(m.group(2)) * 1e6 * 2 / 1e9
+
+
+def waves_table(data, o):
+    chapter, kernels, shapes = o["chapter"], o["kernels"], o["shapes"]
+    bm, bn = int(o["bm"][0]), int(o["bn"][0])
+    sms = device_sms(data.tmeta)
+    body = []
+    for s in shapes:
+        M, N, _ = (int(x) for x in s.split("x"))
+        tiles = -(-M // bm) * -(-N // bn)
+        last = tiles % sms or min(tiles, sms)
+        body.append([shape_name(s), str(tiles), f"{tiles / sms:.2f}", f"{last} of {sms}"] +
+                    [pct_cell(data.timing(chapter, k, s)) for k in kernels])
+    head = ["shape", f"{bm}×{bn} tiles", f"waves on {sms} SMs", "last wave's SMs"] + \
+        [f"`{k}`" for k in kernels]
+    base = sorted({data.timing(chapter, k, s)["baseline"] for k in kernels for s in shapes})
+    return [caption(data.tmeta, "timings.csv", "; % of " + "/".join(f"`{b}`" for b in base)),
+            ""] + table(head, body)
+
+
+def dram_table(data, o):
+    chapter, kernels, shapes = o["chapter"], o["kernels"], o["shapes"]
+    peak = dram_peak_gbs(data.tmeta)
+    body = []
+    for s in shapes:
+        M, N, K = (int(x) for x in s.split("x"))
+        need = 2 * (M * K + N * K) + 4 * M * N
+        rows = [(f"`{k}`", data.timing(chapter, k, s)) for k in kernels]
+        first = rows[0][1]  # and its baseline, timed in the same process
+        rows.append((f"`{first['baseline']}`", dict(ms=first["baseline_ms"], pct="100")))
+        for name, r in rows:
+            gbs = need / (float(r["ms"]) * 1e-3) / 1e9
+            body.append([name, shape_name(s), fmt_ms(float(r["ms"])), f"{gbs:.0f}",
+                         f"{100 * gbs / peak:.1f}%", pct_cell(r)])
+    base = sorted({data.timing(chapter, k, s)["baseline"] for k in kernels for s in shapes})
+    return [caption(data.tmeta, "timings.csv", f"; DRAM peak {peak:.0f} GB/s"), ""] + table(
+        ["kernel", "shape", "ms", "GB/s (least bytes)", "% of DRAM peak",
+         "% of " + "/".join(f"`{b}`" for b in base)], body)
+
+
 def parse_opts(text):
     o = {}
     for part in text.split():
@@ -303,6 +363,10 @@ def render(kind, o, data):
         return pivot_table(data, o)
     if kind == "counters":
         return counters_table(data, o)
+    if kind == "waves":
+        return waves_table(data, o)
+    if kind == "dram":
+        return dram_table(data, o)
     raise KeyError(f"unknown table kind '{kind}'")
 
 
@@ -385,7 +449,7 @@ def requests(results=None):
         for _, _, kind, o in blocks(open(path).read().split("\n")):
             if kind == "progression":
                 need["progression"] = True
-            elif kind in ("timings", "pivot"):
+            elif kind in ("timings", "pivot", "waves", "dram"):
                 need["timings"] |= {(o["chapter"], k, s) for k in o["kernels"] for s in o["shapes"]}
             elif kind == "counters":
                 need["counters"] |= {(o["chapter"], k, o["shape"][0]) for k in o["kernels"]}
