@@ -1,10 +1,11 @@
-// Chapter 08, an experiment (--kernel sweep): stream_k and stream_k128. Step 6's kernel on Stream-K's
-// schedule (plan_stream_k, hopper.cuh): all K-tiles of all output tiles are dealt evenly to the
-// blocks, so no block idles in a last partial wave, whatever the number of tiles. A block's
-// range may begin inside a tile (that later part goes to the workspace, slot b, and a flag says
-// it is there) and end inside another (the tile's first part: the block owns the tile, waits
-// for the later parts' flags, adds them in K order, the same bits on every run, and stores the
-// tile). The owner waits only for blocks after it, whose parts came first in their ranges.
+// Chapter 08, an experiment (--kernel sweep): stream_k and stream_k128. Step 6's kernel on
+// Stream-K's schedule (plan_stream_k, hopper.cuh): all K-tiles of all output tiles are dealt
+// evenly to the blocks, so no block idles in a last partial wave, whatever the number of tiles.
+// A block's range may begin inside a tile (that later part goes to the workspace, slot b, and a
+// flag says it is there) and end inside another (the tile's first part: the block owns the
+// tile, waits for the later parts' flags, adds them in K order, the same bits on every run, and
+// stores the tile). The owner waits only for blocks after it, whose parts came first in their
+// ranges.
 //   stream_k     stream_k_kernel<256, 4>
 //   stream_k128  stream_k_kernel<128, 6>
 // Correct and deterministic, and slower than split_wave at every shape measured: each block
@@ -130,7 +131,8 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
 #pragma unroll
       for (int i = 0; i < BN / 8; ++i)
         if (row_in && 8 * i < cols_left)
-          mine[256 * i + ct] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
+          mine[256 * i + ct] =
+              make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
     };
     // A later part of a tile: stored in slot b, then its flag up for the tile's owner.
     auto hand_over = [&](const float (&acc)[BN / 2], const TileCoord& tc) {
@@ -156,7 +158,8 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       // Two float4 a thread, 8 parts of both loaded before they are added: 16 loads in flight.
       constexpr int kBatch = 8;
       const float4* parts = reinterpret_cast<const float4*>(ws) + int64_t(blockIdx.x) * kVecs;
-      const float4* own = reinterpret_cast<const float4*>(ws) + int64_t(plan.grid + blockIdx.x) * kVecs;
+      const float4* own =
+          reinterpret_cast<const float4*>(ws) + int64_t(plan.grid + blockIdx.x) * kVecs;
       const int n_parts = last - int(blockIdx.x) + 1;
       const int m0 = tc.m * kWsBM, n0 = tc.n * BN;
       const bool vec = N % 2 == 0 && (reinterpret_cast<uintptr_t>(C) & 7) == 0;
@@ -248,31 +251,6 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
   }
 }
 
-// Two partial tiles (a later part, slot b; a first part, slot G + b) and one flag per block, grown when a launch needs more and kept: the timed
-// runs, after a verified one, allocate nothing. The flags are zeroed when allocated, and every
-// launch leaves them at zero.
-struct StreamKWorkspace {
-  float* parts;
-  int* flags;
-};
-static StreamKWorkspace stream_k_workspace(size_t part_floats, int flags) {
-  static float* p = nullptr;
-  static int* f = nullptr;
-  static size_t p_cap = 0, f_cap = 0;
-  if (part_floats > p_cap) {
-    CUDA_CHECK(cudaFree(p));
-    CUDA_CHECK(cudaMalloc(&p, part_floats * sizeof(float)));
-    p_cap = part_floats;
-  }
-  if (size_t(flags) > f_cap) {
-    CUDA_CHECK(cudaFree(f));
-    CUDA_CHECK(cudaMalloc(&f, flags * sizeof(int)));
-    CUDA_CHECK(cudaMemset(f, 0, flags * sizeof(int)));
-    f_cap = flags;
-  }
-  return {p, f};
-}
-
 // plan_stream_k's grid in the order of group16 (G = 16), launched cooperatively: an owner waits
 // for the blocks after it, so every block must be resident at once.
 template <int BN, int S>
@@ -286,7 +264,9 @@ void launch_stream_k_tile(int M, int N, int K, const bf16* A, const bf16* Bt, fl
   const CUtensorMap* tb = tensor_map(Bt, N, K, BN);
   const int tiles = ((M + kWsBM - 1) / kWsBM) * ((N + BN - 1) / BN);
   const StreamKPlan plan = plan_stream_k(tiles, (K + BK - 1) / BK, device_sm_count());
-  const StreamKWorkspace w = stream_k_workspace(size_t(2 * plan.grid) * kWsBM * BN, plan.grid);
+  // Step 6's workspace: two partial tiles per block (a later part, slot b; a first part,
+  // slot G + b), and its counters as one flag per block (zero before and after every launch).
+  const SplitWorkspace w = split_workspace(size_t(2 * plan.grid) * kWsBM * BN, plan.grid);
   cudaLaunchAttribute cooperative;
   cooperative.id = cudaLaunchAttributeCooperative;
   cooperative.val.cooperative = 1;
@@ -297,7 +277,7 @@ void launch_stream_k_tile(int M, int N, int K, const bf16* A, const bf16* Bt, fl
   config.attrs = &cooperative;
   config.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&config, stream_k_kernel<BN, S>, *ta, *tb, M, N, K, C, 16, plan,
-                                w.parts, w.flags));
+                                w.partials, w.counters));
   CUDA_CHECK_LAUNCH();
 }
 void launch_stream_k(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {

@@ -124,15 +124,18 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       constexpr int kVecs = kWsBM * BN / 4;  // float4 in a partial tile
       const int m0 = tc.m * kWsBM, n0 = tc.n * BN;
       const int c = threadIdx.x - kWarpgroup;  // consumer thread 0-255
-      const float4* slices = reinterpret_cast<const float4*>(ws) + int64_t(u.tile) * plan.splits * kVecs;
-      float4* mine = reinterpret_cast<float4*>(ws) + (int64_t(u.tile) * plan.splits + u.slice) * kVecs;
+      const float4* slices =
+          reinterpret_cast<const float4*>(ws) + int64_t(u.tile) * plan.splits * kVecs;
+      float4* mine =
+          reinterpret_cast<float4*>(ws) + (int64_t(u.tile) * plan.splits + u.slice) * kVecs;
       // Rows and columns inside C only; float4 256 i + c is 8 i columns right of float4 c.
       const bool row_in = m0 + PartialVec::row(c) < M;
       const int cols_left = N - n0 - PartialVec::col(c);
 #pragma unroll
       for (int i = 0; i < BN / 8; ++i)
         if (row_in && 8 * i < cols_left)
-          mine[256 * i + c] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
+          mine[256 * i + c] =
+              make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
       int* arrived = counters + 2 * u.tile;
       int* done = arrived + 1;
       __threadfence();  // this thread's partial reaches the GPU's view before the count does
