@@ -84,6 +84,28 @@ struct PartialVec {
   }
 };
 
+// --- Step 7: a menu of tiles (menu_kernel) ------------------------------------------------------
+// A (BM, BN) tile, BM = 128 or 64, shared by the two consumer warpgroups: BM = 128 splits it by
+// rows (warpgroup g: rows 64 g .., all BN columns), BM = 64 by columns (all 64 rows, columns
+// g BN / 2 ..). Either way a warpgroup holds a (64, WN) accumulator, one wgmma m64nWNk16 a k16.
+// A split tile's partial goes to the workspace as the registers hold it (PartialVec at BM = 128):
+// float4 q = 256 i + c is registers 4 i .. 4 i + 3 of consumer thread c.
+template <int BM, int BN>
+struct MenuTile {
+  static_assert(BM == 128 || BM == 64, "two warpgroups of 64 rows, or one band of 64 rows");
+  static constexpr int WN = BM == 128 ? BN : BN / 2;  // a warpgroup's columns
+  __host__ __device__ static constexpr int row0(int g) { return BM == 128 ? 64 * g : 0; }
+  __host__ __device__ static constexpr int col0(int g) { return BM == 128 ? 0 : g * WN; }
+  // Partial-tile float4 q: its (row, col); the float4 holds (row, col .. col + 1) and
+  // (row + 8, col .. col + 1).
+  __host__ __device__ static constexpr int vec_row(int q) {
+    return row0((q % 256) / 128) + WgmmaAcc::row(q % 128, 4 * (q / 256));
+  }
+  __host__ __device__ static constexpr int vec_col(int q) {
+    return col0((q % 256) / 128) + WgmmaAcc::col(q % 128, 4 * (q / 256));
+  }
+};
+
 // --- The staged epilogue's band (store_acc_staged) --------------------------------------------
 // Each consumer warp stages 16 rows x kBandCols columns of its accumulator at a time, in rows of
 // kBandRow floats (padded by 8).
@@ -185,35 +207,50 @@ __host__ __device__ constexpr WorkUnit sk_unit(const StreamKPlan& p, int block, 
   return {int(tile), int(lo - t0), int(hi - t0), lo == t0 ? -1 : block};
 }
 
-// --- The answer's shape rule (hopper) ----------------------------------------------------------
-// hopper picks the tile width (BN) and the schedule that finish first by the waves: for each,
-// the K-tiles of the busiest block (wave_makespan), times what one K-tile of that tile costs
-// relative to 128 x 256 (hopper_tile_cost), plus what the meeting of split tiles costs where
-// there is one (hopper_split_cost), in the same unit. The constants are fitted to the measured
-// times of the four candidates at the README's shapes (README, "The shape rule"). kHopperTiles
-// are the widths the launcher instantiates.
-constexpr int kHopperTiles[] = {256, 128};  // BN; BM = 128
+// --- The answer's shape rule (hopper, step 7) -------------------------------------------------
+// hopper picks, from the menu of tiles (kMenu) and the two schedules (whole tiles; the last
+// wave split, plan_wave), the pair with the least predicted time in microseconds:
+//   the busiest block's K-tiles (wave_makespan) x the tile's K-tile time, the K-tile time scaled
+//   by the share of the SMs at work (a K-tile is cheaper when fewer blocks share the L2:
+//   1 - kLoadShare + kLoadShare x grid / SMs), plus kTileUs for each whole tile the busiest
+//   block stores;
+//   never less than the bytes of A, B and C at kDramBytesPerUs (the DRAM bound: long K, small M);
+//   plus kSplitUsPerMiB for each MiB of partial tiles where the last wave is split (the fixup).
+// The K-tile times are each tile's time at 8192^3 over its K-tiles; the other four constants
+// are fitted to a sweep of the menu, whole and split, over 23 shapes (tools/fit_menu.py, NOTES.md).
+struct MenuEntry {
+  int BM, BN;
+  double k_tile_us;  // one K-tile of this tile at 8192^3, every SM at work
+};
+constexpr MenuEntry kMenu[] = {
+    {128, 256, 0.6992}, {128, 192, 0.6044}, {128, 144, 0.4981}, {64, 128, 0.3411}, {64, 64, 0.2792},
+};
+constexpr int kMenuSize = sizeof(kMenu) / sizeof(kMenu[0]);
+constexpr double kLoadShare = 0.5, kTileUs = 1.0, kSplitUsPerMiB = 1.5;
+constexpr double kDramBytesPerUs = 3.0e6;  // 3 TB/s
 enum class Schedule { kWhole, kSplitWave };
 struct HopperChoice {
-  int BN;
+  int tile;  // index into kMenu
   Schedule schedule;
 };
-constexpr double hopper_tile_cost(int BN) { return BN == 256 ? 1.0 : 0.58; }
-constexpr double hopper_split_cost(int BN) { return BN == 256 ? 12.0 : 9.0; }
-constexpr double hopper_cost(int M, int N, int K, int sms, int BN, Schedule s) {
-  const int tiles = ((M + 127) / 128) * ((N + BN - 1) / BN), k_tiles = (K + 63) / 64;
+constexpr double hopper_cost(int M, int N, int K, int sms, const MenuEntry& t, Schedule s) {
+  const int tiles = ((M + t.BM - 1) / t.BM) * ((N + t.BN - 1) / t.BN), k_tiles = (K + 63) / 64;
   const WavePlan p = plan_wave(tiles, k_tiles, sms, s == Schedule::kWhole ? 1 : 1 << 30);
   if (s == Schedule::kSplitWave && p.split_tiles == 0) return 1e300;  // kWhole by another name
-  return double(wave_makespan(p)) * hopper_tile_cost(BN) +
-         (p.split_tiles > 0 ? hopper_split_cost(BN) : 0.0);
+  const int64_t whole = (int64_t(tiles) - p.split_tiles + p.grid - 1) / p.grid;
+  const double load = 1.0 - kLoadShare + kLoadShare * p.grid / sms;
+  const double compute = double(wave_makespan(p)) * t.k_tile_us * load + double(whole) * kTileUs;
+  const double dram = ((double(M) + N) * K * 2 + double(M) * N * 4) / kDramBytesPerUs;
+  const double split_mib = double(p.split_tiles) * p.splits * t.BM * t.BN * 4 / (1 << 20);
+  return (compute > dram ? compute : dram) + kSplitUsPerMiB * split_mib;
 }
 constexpr HopperChoice choose_hopper(int M, int N, int K, int sms) {
-  HopperChoice best{0, Schedule::kWhole};
+  HopperChoice best{-1, Schedule::kWhole};
   double best_cost = 0;
-  for (int BN : kHopperTiles)
+  for (int i = 0; i < kMenuSize; ++i)
     for (Schedule s : {Schedule::kWhole, Schedule::kSplitWave}) {
-      const double cost = hopper_cost(M, N, K, sms, BN, s);
-      if (best.BN == 0 || cost < best_cost) best = {BN, s}, best_cost = cost;
+      const double cost = hopper_cost(M, N, K, sms, kMenu[i], s);
+      if (best.tile < 0 || cost < best_cost) best = {i, s}, best_cost = cost;
     }
   return best;
 }
@@ -233,7 +270,11 @@ void launch_staged(int M, int N, int K, const bf16* A, const bf16* Bt, float* C)
 void launch_tile128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);        // 5
 void launch_split_wave(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 6
 void launch_split_wave128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);  // 6
-void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 6
+void launch_m128x192(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);       // 7
+void launch_m128x144(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);       // 7
+void launch_m64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);        // 7
+void launch_m64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 7
+void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 7
 // The experiments (--kernel sweep): the ring without a tile's wgmma in flight; clusters of two
 // blocks with the Bᵀ tile multicast; Stream-K.
 void launch_tma_ring(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);

@@ -36,14 +36,20 @@ template <int BN>
 constexpr int kTileStageBytes = kWsABytes + BN * kSwizzleBytes;
 
 // The four k16 steps of one stage for one warpgroup: the 64 rows of the A tile that start at
-// a_tile and all N rows of the Bᵀ tile at b_tile (both 1024-byte aligned, swizzled).
+// a_tile and the N rows of the Bᵀ tile at b_tile (both 1024-byte aligned, swizzled).
 template <int N>
 __device__ __forceinline__ void wgmma_stage(float (&acc)[N / 2], uint32_t a_tile, uint32_t b_tile) {
+  static_assert(N == 32 || N == 64 || N == 128 || N == 144 || N == 192 || N == 256,
+                "the widths hopper_ptx.cuh has a wgmma for");
 #pragma unroll
   for (int s = 0; s < kKSteps; ++s) {
     const uint64_t da = SmemDesc::k_major_sw128(a_tile + 32 * s);
     const uint64_t db = SmemDesc::k_major_sw128(b_tile + 32 * s);
-    if constexpr (N == 128) wgmma_m64n128k16(acc, da, db, 1);
+    if constexpr (N == 32) wgmma_m64n32k16(acc, da, db, 1);
+    else if constexpr (N == 64) wgmma_m64n64k16(acc, da, db, 1);
+    else if constexpr (N == 128) wgmma_m64n128k16(acc, da, db, 1);
+    else if constexpr (N == 144) wgmma_m64n144k16(acc, da, db, 1);
+    else if constexpr (N == 192) wgmma_m64n192k16(acc, da, db, 1);
     else wgmma_m64n256k16(acc, da, db, 1);
   }
 }

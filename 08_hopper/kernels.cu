@@ -12,8 +12,10 @@
 //                             shared memory (store_acc_staged)
 //   steps/5_tile128.cuh       tile128: the tile's width a template argument, 128 x 128
 //   steps/6_split_wave.cuh    split_wave, split_wave128: the last wave's tiles split along K
-//                             among the idle blocks (plan_wave), a deterministic fixup; hopper:
-//                             tile and schedule chosen per shape (choose_hopper)
+//                             among the idle blocks (plan_wave), a deterministic fixup
+//   steps/7_menu.cuh          the tile's height a template argument too: a menu of five tiles
+//                             (m128x192, m128x144, m64x128, m64x64); hopper: tile and schedule
+//                             chosen per shape (choose_hopper)
 //   experiments/tma_ring.cuh  the ring without a tile in flight (--kernel sweep)
 //   experiments/cluster.cuh   clusters of 2 blocks, the Bᵀ tile multicast (--kernel sweep)
 //   experiments/stream_k.cuh  Stream-K: every K-tile dealt evenly (plan_stream_k; --kernel sweep)
@@ -28,6 +30,7 @@
 #include "08_hopper/steps/4_staged.cuh"
 #include "08_hopper/steps/5_tile128.cuh"
 #include "08_hopper/steps/6_split_wave.cuh"
+#include "08_hopper/steps/7_menu.cuh"
 #include "08_hopper/experiments/tma_ring.cuh"
 #include "08_hopper/experiments/cluster.cuh"
 #include "08_hopper/experiments/stream_k.cuh"

@@ -31,6 +31,10 @@ int main(int argc, char** argv) {
       {"tile128", kBt, launch_tile128},
       {"split_wave", kBt, launch_split_wave},
       {"split_wave128", kBt, launch_split_wave128},
+      {"m128x192", kBt, launch_m128x192},
+      {"m128x144", kBt, launch_m128x144},
+      {"m64x128", kBt, launch_m64x128},
+      {"m64x64", kBt, launch_m64x64},
       {"hopper", kBt, launch_hopper, Role::kBest},
       // Experiments (08_hopper/experiments/, NOTES.md): the ring without a tile in flight,
       // clusters with the Bᵀ tile multicast (a side step from group16 that was no faster), and

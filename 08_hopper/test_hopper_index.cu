@@ -185,42 +185,44 @@ TEST(hopper_index, wave_plans_of_the_readme) {
 
 // --- The shape rule ------------------------------------------------------------------------------
 TEST(hopper_index, shape_rule) {
-  // The README's shapes and the picks the measured times agree with (its "The shape rule").
+  // The README's shapes and the picks the measured sweep agrees with (NOTES.md, "The menu").
   struct Case {
-    int M, N, K, BN;
+    int M, N, K, BM, BN;
     Schedule schedule;
   };
   constexpr Schedule kW = Schedule::kWhole, kS = Schedule::kSplitWave;
   const Case cases[] = {
-      {512, 512, 512, 128, kW},     {1024, 1024, 1024, 128, kW},  {1536, 1536, 1536, 256, kW},
-      {2048, 2048, 2048, 256, kW},  {3072, 3072, 3072, 256, kS},  {4096, 4096, 4096, 256, kW},
-      {6144, 6144, 6144, 256, kW},  {8192, 8192, 8192, 256, kW},  {256, 256, 65536, 128, kS},
-      {128, 128, 131072, 128, kS},  {512, 512, 16384, 128, kS},   {32, 4096, 4096, 128, kS},
-      {4097, 4095, 4093, 256, kW},
+      {512, 512, 512, 64, 64, kW},          {1024, 1024, 1024, 64, 128, kW},
+      {1536, 1536, 1536, 128, 144, kW},     {2048, 2048, 2048, 128, 256, kW},
+      {3072, 3072, 3072, 128, 192, kW},     {4096, 4096, 4096, 128, 256, kW},
+      {5120, 5120, 5120, 128, 256, kS},     {6144, 6144, 6144, 128, 256, kW},
+      {8192, 8192, 8192, 128, 256, kW},     {256, 256, 65536, 64, 128, kS},
+      {128, 128, 131072, 64, 64, kS},       {512, 512, 16384, 64, 128, kS},
+      {32, 4096, 4096, 64, 64, kW},         {4097, 4095, 4093, 128, 256, kW},
   };
   for (const Case& c : cases) {
     const HopperChoice h = choose_hopper(c.M, c.N, c.K, 132);
-    const bool ok = h.BN == c.BN && h.schedule == c.schedule;
+    const MenuEntry& t = kMenu[h.tile];
+    const bool ok = t.BM == c.BM && t.BN == c.BN && h.schedule == c.schedule;
     if (!ok)
-      std::printf("  %dx%dx%d: BN %d, schedule %d; expected %d, %d\n", c.M, c.N, c.K, h.BN,
-                  int(h.schedule), c.BN, int(c.schedule));
+      std::printf("  %dx%dx%d: %dx%d, schedule %d; expected %dx%d, %d\n", c.M, c.N, c.K, t.BM,
+                  t.BN, int(h.schedule), c.BM, c.BN, int(c.schedule));
     CHECK(ok);
   }
-  // Whatever the shape, the pick is a tile the launcher instantiates, with that tile's plan.
+  // Whatever the shape, the pick is on the menu (the tiles launch_hopper instantiates), with a
+  // schedule that exists for that tile, and no costlier than any other pair.
   for (int M : {1, 64, 128, 129, 1000, 4096})
     for (int N : {1, 128, 255, 256, 3000, 8192})
       for (int K : {1, 64, 100, 4096, 1 << 17})
         for (int sms : {1, 78, 132}) {
           const HopperChoice h = choose_hopper(M, N, K, sms);
-          bool known = false;
-          for (int bn : kHopperTiles) known = known || bn == h.BN;
-          CHECK(known);
-          // ... with a schedule that exists for that tile, and no costlier than any other.
-          const double cost = hopper_cost(M, N, K, sms, h.BN, h.schedule);
+          CHECK(h.tile >= 0 && h.tile < kMenuSize);
+          if (h.tile < 0 || h.tile >= kMenuSize) continue;
+          const double cost = hopper_cost(M, N, K, sms, kMenu[h.tile], h.schedule);
           CHECK(cost < 1e300);
-          for (int bn : kHopperTiles)
+          for (const MenuEntry& t : kMenu)
             for (Schedule s : {Schedule::kWhole, Schedule::kSplitWave})
-              CHECK(cost <= hopper_cost(M, N, K, sms, bn, s));
+              CHECK(cost <= hopper_cost(M, N, K, sms, t, s));
         }
 }
 
@@ -245,6 +247,46 @@ TEST(hopper_index, partial_tile_layout) {
       CHECK_EQ(col, PartialVec::col(c) + 8 * i);
     }
     for (int n : seen) CHECK_EQ(n, 1);
+  }
+}
+
+namespace {
+// MenuTile<BM, BN>: the float4 of a partial tile cover the (BM, BN) tile once, each float where
+// the accumulator map of its warpgroup (rows row0, columns col0 on) puts the register it came
+// from; and float4 256 i + c is float4 c, 8 i columns right (what the kernel's store relies on).
+template <int BM, int BN>
+void check_menu_tile() {
+  using T = MenuTile<BM, BN>;
+  std::vector<int> seen(BM * BN, 0);
+  for (int q = 0; q < BM * BN / 4; ++q) {
+    const int row = T::vec_row(q), col = T::vec_col(q);
+    const int c = q % 256, i = q / 256, g = c / 128;
+    for (int f = 0; f < 4; ++f) {
+      const int r = T::row0(g) + WgmmaAcc::row(c % 128, 4 * i + f);
+      const int k = T::col0(g) + WgmmaAcc::col(c % 128, 4 * i + f);
+      CHECK_EQ(r, row + 8 * (f / 2));
+      CHECK_EQ(k, col + f % 2);
+      CHECK(r < BM && k < BN);
+      if (r < BM && k < BN) ++seen[r * BN + k];
+    }
+    CHECK_EQ(row, T::vec_row(c));
+    CHECK_EQ(col, T::vec_col(c) + 8 * i);
+  }
+  for (int n : seen) CHECK_EQ(n, 1);
+}
+}  // namespace
+
+TEST(hopper_index, menu_tile_layout) {
+  check_menu_tile<128, 256>();
+  check_menu_tile<128, 192>();
+  check_menu_tile<128, 144>();
+  check_menu_tile<64, 128>();
+  check_menu_tile<64, 64>();
+  // At BM = 128 the map is step 6's PartialVec.
+  using Step6 = MenuTile<128, 256>;
+  for (int q = 0; q < 128 * 256 / 4; ++q) {
+    CHECK_EQ(Step6::vec_row(q), PartialVec::row(q));
+    CHECK_EQ(Step6::vec_col(q), PartialVec::col(q));
   }
 }
 

@@ -1,4 +1,4 @@
-// Chapter 08, step 6: split_wave, split_wave128 and hopper. Step 5's kernel on plan_wave's
+// Chapter 08, step 6: split_wave and split_wave128. Step 5's kernel on plan_wave's
 // schedule (hopper.cuh): the tiles of the full waves go whole, as before; the R tiles of the
 // last, partial wave are each cut into S slices of K, so that R S blocks share the last wave
 // instead of R. The slices of a tile meet in a workspace: each block stores its partial tile,
@@ -7,9 +7,8 @@
 // of the grid resident at once: a cooperative launch guarantees it.
 //   split_wave     tile_kernel's 128 x 256 tile, split_wave_kernel<256, 4>
 //   split_wave128  128 x 128, split_wave_kernel<128, 6>
-//   hopper         the chapter's answer: tile and schedule per shape (choose_hopper)
 //
-//   ./build/08_hopper/hopper --kernel staged,split_wave,hopper --size 3072 --bench
+//   ./build/08_hopper/hopper --kernel staged,split_wave --size 3072 --bench
 //   tools/steps.py diff split_wave        # against steps/5_tile128.cuh
 //
 // Included once, by 08_hopper/kernels.cu.
@@ -305,18 +304,4 @@ void launch_split_wave(int M, int N, int K, const bf16* A, const bf16* Bt, float
 }
 void launch_split_wave128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
   launch_split_wave_tile<128, 6>(M, N, K, A, Bt, C);
-}
-
-// The chapter's answer: the tile and the schedule that the shape rule picks (choose_hopper,
-// hopper.cuh): whole tiles (step 5's persistent grid) or the last wave split.
-static_assert(sizeof(kHopperTiles) / sizeof(int) == 2 && kHopperTiles[0] == 256 &&
-                  kHopperTiles[1] == 128,
-              "launch_hopper instantiates exactly the tiles choose_hopper may pick");
-void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  const HopperChoice h = choose_hopper(M, N, K, device_sm_count());
-  const int max_splits = h.schedule == Schedule::kWhole ? 1 : 1 << 30;
-  if (h.BN == 256)
-    launch_split_wave_tile<256, 4>(M, N, K, A, Bt, C, max_splits);
-  else
-    launch_split_wave_tile<128, 6>(M, N, K, A, Bt, C, max_splits);
 }
