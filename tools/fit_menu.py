@@ -47,7 +47,8 @@ def plan_wave(tiles, k_tiles, max_splits):  # hopper.cuh's plan_wave and wave_ma
 
 def cost(k_tile_us, rule, bm, bn, mode, M, N, K):  # hopper.cuh's hopper_cost
     tiles = -(-M // bm) * -(-N // bn)
-    grid, split_tiles, s, whole, makespan = plan_wave(tiles, -(-K // 64), 1 if mode == "whole" else 1 << 30)
+    max_splits = 1 if mode == "whole" else 1 << 30
+    grid, split_tiles, s, whole, makespan = plan_wave(tiles, -(-K // 64), max_splits)
     if mode == "split" and not split_tiles:
         return None
     load = 1 - rule["load"] + rule["load"] * grid / SMS
@@ -61,7 +62,8 @@ def picks(t, k_tile_us, rule):
     out = []
     for sh in shapes:
         pairs = [(bm, bn, mode) for bm, bn in MENU for mode in ("whole", "split")
-                 if (bm, bn, mode) + sh in t and cost(k_tile_us, rule, bm, bn, mode, *sh) is not None]
+                 if (bm, bn, mode) + sh in t
+                 and cost(k_tile_us, rule, bm, bn, mode, *sh) is not None]
         pick = min(pairs, key=lambda p: cost(k_tile_us, rule, *p, *sh))
         best = min(pairs, key=lambda p: t[p + sh])
         out.append((sh, pick, best))
@@ -74,10 +76,12 @@ def main():
     for bm, bn in MENU:
         makespan = plan_wave(-(-8192 // bm) * -(-8192 // bn), 128, 1)[4]
         k_tile_us[(bm, bn)] = t[(bm, bn, "whole", 8192, 8192, 8192)] / makespan
-    print("K-tile time at 8192^3 (us):", ", ".join(f"{bm}x{bn} {v:.4f}" for (bm, bn), v in k_tile_us.items()))
+    print("K-tile time at 8192^3 (us):",
+          ", ".join(f"{bm}x{bn} {v:.4f}" for (bm, bn), v in k_tile_us.items()))
     rule = dict(RULE)
     if "--search" in sys.argv:
-        grid = itertools.product([0, 0.2, 0.4, 0.5, 0.6], [0, 0.5, 1, 1.5, 2], [0.5, 1, 1.5, 2, 3], [2, 2.5, 3])
+        grid = itertools.product([0, 0.2, 0.4, 0.5, 0.6], [0, 0.5, 1, 1.5, 2],
+                                 [0.5, 1, 1.5, 2, 3], [2, 2.5, 3])
         def loss(g):
             r = dict(zip(RULE, g))
             return sum(t[p + sh] / t[b + sh] - 1 for sh, p, b in picks(t, k_tile_us, r))
@@ -87,7 +91,8 @@ def main():
     for sh, p, b in picks(t, k_tile_us, rule):
         slow = t[p + sh] / t[b + sh]
         total += slow - 1
-        print(f"{'x'.join(map(str, sh)):>16}  pick {p[0]}x{p[1]} {p[2]:5}  {slow:.3f} x the fastest "
+        print(f"{'x'.join(map(str, sh)):>16}  pick {p[0]}x{p[1]} {p[2]:5}  "
+              f"{slow:.3f} x the fastest "
               f"({b[0]}x{b[1]} {b[2]})  {100 * cublas[sh] / t[p + sh]:.1f}% of cublas_bt")
     print(f"total slowdown {total:.3f}")
 
