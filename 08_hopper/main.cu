@@ -10,8 +10,8 @@ int main(int argc, char** argv) {
   spec.summary =
       "Chapter 08: Hopper's wgmma and TMA: synchronous loads, TMA, a TMA pipeline, warp "
       "specialization, a persistent grid, a staged epilogue, a smaller tile, the last "
-      "wave split along K, a tile and schedule per shape (BF16 A and Bᵀ, FP32 accumulate and C; "
-      "sm_90a).";
+      "wave split along K, a menu of tiles and a tile and schedule per shape (BF16 A and Bᵀ, "
+      "FP32 accumulate and C; sm_90a).";
   spec.default_shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4097, 4095, 4093}};
   spec.min_cc = 90;
   spec.exact_cc = true;
