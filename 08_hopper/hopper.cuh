@@ -207,7 +207,7 @@ __host__ __device__ constexpr WorkUnit sk_unit(const StreamKPlan& p, int block, 
   return {int(tile), int(lo - t0), int(hi - t0), lo == t0 ? -1 : block};
 }
 
-// --- The answer's shape rule (hopper, step 7) -------------------------------------------------
+// --- The answer's shape rule (step 7; hopper, step 8, launches its pick) -----------------------
 // hopper picks, from the menu of tiles (kMenu) and the two schedules (whole tiles; the last
 // wave split, plan_wave), the pair with the least predicted time in microseconds:
 //   the busiest block's K-tiles (wave_makespan) x the tile's K-tile time, the K-tile time scaled
@@ -223,7 +223,7 @@ struct MenuEntry {
   double k_tile_us;  // one K-tile of this tile at 8192^3, every SM at work
 };
 constexpr MenuEntry kMenu[] = {
-    {128, 256, 0.6992}, {128, 192, 0.6044}, {128, 144, 0.4981}, {64, 128, 0.3411}, {64, 64, 0.2792},
+    {128, 256, 0.7079}, {128, 192, 0.6119}, {128, 144, 0.5117}, {64, 128, 0.3451}, {64, 64, 0.2531},
 };
 constexpr int kMenuSize = sizeof(kMenu) / sizeof(kMenu[0]);
 constexpr double kLoadShare = 0.5, kTileUs = 1.0, kSplitUsPerMiB = 1.5;
@@ -274,7 +274,9 @@ void launch_m128x192(int M, int N, int K, const bf16* A, const bf16* Bt, float* 
 void launch_m128x144(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);       // 7
 void launch_m64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);        // 7
 void launch_m64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 7
-void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 7
+void launch_acc2_64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);    // 8
+void launch_acc2_64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 8
+void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 8
 // The experiments (--kernel sweep): the ring without a tile's wgmma in flight; clusters of two
 // blocks with the Bᵀ tile multicast; Stream-K.
 void launch_tma_ring(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);

@@ -2,12 +2,11 @@
 // argument too: menu_kernel<BM, BN, S>. BM = 128 is step 6's tile (each consumer warpgroup
 // 64 rows); BM = 64 gives both consumer warpgroups the same 64 rows and half the columns each.
 // The menu (kMenu): 128 x 256, 128 x 192, 128 x 144, 64 x 128 and 64 x 64, each with the ring as
-// deep as shared memory allows (kMenuStages). hopper picks the tile and the schedule per shape
-// (choose_hopper) from the menu:
+// deep as shared memory allows (kMenuStages). The shape rule (choose_hopper, hopper.cuh) picks
+// a tile and a schedule from the menu per shape; hopper (step 8) launches its pick.
 //   m128x192, m128x144, m64x128, m64x64   the new tiles, each on plan_wave's schedule
-//   hopper                                 the chapter's answer
 //
-//   ./build/08_hopper/hopper --kernel split_wave,m128x144,hopper --size 1536 --bench
+//   ./build/08_hopper/hopper --kernel split_wave,m128x144 --size 1536 --bench
 //   tools/steps.py diff menu              # against steps/6_split_wave.cuh
 //
 // Included once, by 08_hopper/kernels.cu.
@@ -294,22 +293,4 @@ void launch_m64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C
 }
 void launch_m64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
   launch_menu<64, 64>(M, N, K, A, Bt, C, 1 << 30);
-}
-
-// The chapter's answer: the tile and the schedule that the shape rule picks (choose_hopper,
-// hopper.cuh). launch_menu instantiates exactly kMenu's tiles, in its order.
-static_assert(kMenuSize == 5 && kMenu[0].BM == 128 && kMenu[0].BN == 256 && kMenu[1].BN == 192 &&
-                  kMenu[2].BN == 144 && kMenu[3].BM == 64 && kMenu[3].BN == 128 &&
-                  kMenu[4].BM == 64 && kMenu[4].BN == 64,
-              "launch_hopper instantiates exactly the tiles choose_hopper may pick");
-void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  const HopperChoice h = choose_hopper(M, N, K, device_sm_count());
-  const int max_splits = h.schedule == Schedule::kWhole ? 1 : 1 << 30;
-  switch (h.tile) {
-    case 0: return launch_menu<128, 256>(M, N, K, A, Bt, C, max_splits);
-    case 1: return launch_menu<128, 192>(M, N, K, A, Bt, C, max_splits);
-    case 2: return launch_menu<128, 144>(M, N, K, A, Bt, C, max_splits);
-    case 3: return launch_menu<64, 128>(M, N, K, A, Bt, C, max_splits);
-    default: return launch_menu<64, 64>(M, N, K, A, Bt, C, max_splits);
-  }
 }
