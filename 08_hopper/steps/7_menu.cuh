@@ -7,12 +7,10 @@
 //   m128x192, m128x144, m64x128, m64x64   the new tiles, each on plan_wave's schedule
 //
 //   ./build/08_hopper/hopper --kernel split_wave,m128x144 --size 1536 --bench
-//   tools/steps.py diff menu              # against steps/6_split_wave.cuh
+//   tools/steps.py diff m128x192          # against steps/6_split_wave.cuh
 //
 // Included once, by 08_hopper/kernels.cu.
 #pragma once
-
-#include <algorithm>
 
 #include "07_pipelined/pad.cuh"
 #include "07_pipelined/pipelined.cuh"  // grouped_tile

@@ -14,8 +14,6 @@
 // Included once, by 08_hopper/kernels.cu.
 #pragma once
 
-#include <algorithm>
-
 #include "07_pipelined/pad.cuh"
 #include "07_pipelined/pipelined.cuh"  // grouped_tile
 #include "08_hopper/hopper_device.cuh"
