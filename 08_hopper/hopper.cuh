@@ -106,6 +106,18 @@ struct MenuTile {
   }
 };
 
+// Step 9: the 64-row tiles in one consumer warpgroup, which holds the whole (64, BN) tile. A
+// split tile's partial goes to the workspace as the registers hold it: float4 q = 128 i + t is
+// registers 4 i .. 4 i + 3 of consumer thread t, (row, col .. col + 1) and (row + 8, ..).
+struct OneWgVec {
+  __host__ __device__ static constexpr int row(int q) {
+    return WgmmaAcc::row(q % 128, 4 * (q / 128));
+  }
+  __host__ __device__ static constexpr int col(int q) {
+    return WgmmaAcc::col(q % 128, 4 * (q / 128));
+  }
+};
+
 // --- The staged epilogue's band (store_acc_staged) --------------------------------------------
 // Each consumer warp stages 16 rows x kBandCols columns of its accumulator at a time, in rows of
 // kBandRow floats (padded by 8).
@@ -207,7 +219,7 @@ __host__ __device__ constexpr WorkUnit sk_unit(const StreamKPlan& p, int block, 
   return {int(tile), int(lo - t0), int(hi - t0), lo == t0 ? -1 : block};
 }
 
-// --- The answer's shape rule (step 7; hopper, step 8, launches its pick) -----------------------
+// --- The answer's shape rule (step 7; hopper, step 9, launches its pick) -----------------------
 // hopper picks, from the menu of tiles (kMenu) and the two schedules (whole tiles; the last
 // wave split, plan_wave), the pair with the least predicted time in microseconds:
 //   the busiest block's K-tiles (wave_makespan) x the tile's K-tile time, the K-tile time scaled
@@ -223,7 +235,7 @@ struct MenuEntry {
   double k_tile_us;  // one K-tile of this tile at 8192^3, every SM at work
 };
 constexpr MenuEntry kMenu[] = {
-    {128, 256, 0.7079}, {128, 192, 0.6119}, {128, 144, 0.5117}, {64, 128, 0.3451}, {64, 64, 0.2531},
+    {128, 256, 0.7095}, {128, 192, 0.6102}, {128, 144, 0.5123}, {64, 128, 0.3295}, {64, 64, 0.2248},
 };
 constexpr int kMenuSize = sizeof(kMenu) / sizeof(kMenu[0]);
 constexpr double kLoadShare = 0.5, kTileUs = 1.0, kSplitUsPerMiB = 1.5;
@@ -276,7 +288,9 @@ void launch_m64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C
 void launch_m64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 7
 void launch_acc2_64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);    // 8
 void launch_acc2_64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 8
-void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 8
+void launch_wg1_64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 9
+void launch_wg1_64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);      // 9
+void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 9
 // The experiments (--kernel sweep): the ring without a tile's wgmma in flight; clusters of two
 // blocks with the Bᵀ tile multicast; Stream-K.
 void launch_tma_ring(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);

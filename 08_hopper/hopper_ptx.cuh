@@ -118,6 +118,10 @@ __device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtens
 __device__ __forceinline__ void consumer_sync() {
   asm volatile("bar.sync 1, 256;\n" ::: "memory");
 }
+// Step 9's one consumer warpgroup: named barrier 1 for its 128 threads alone.
+__device__ __forceinline__ void warpgroup_sync() {
+  asm volatile("bar.sync 1, 128;\n" ::: "memory");
+}
 __device__ __forceinline__ int ld_acquire_gpu(const int* p) {
   int v;
   asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");

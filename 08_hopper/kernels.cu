@@ -17,7 +17,9 @@
 //                             (m128x192, m128x144, m64x128, m64x64) and a rule that picks one
 //                             per shape (choose_hopper)
 //   steps/8_two_acc.cuh       two accumulators, alternating by K tile, for the 64-row tiles
-//                             (acc2_64x128, acc2_64x64); hopper: the rule's pick
+//                             (acc2_64x128, acc2_64x64)
+//   steps/9_one_wg.cuh        one consumer warpgroup for the 64-row tiles (wg1_64x128,
+//                             wg1_64x64); hopper: the rule's pick
 //   experiments/tma_ring.cuh  the ring without a tile in flight (--kernel sweep)
 //   experiments/cluster.cuh   clusters of 2 blocks, the Bᵀ tile multicast (--kernel sweep)
 //   experiments/stream_k.cuh  Stream-K: every K-tile dealt evenly (plan_stream_k; --kernel sweep)
@@ -34,6 +36,7 @@
 #include "08_hopper/steps/6_split_wave.cuh"
 #include "08_hopper/steps/7_menu.cuh"
 #include "08_hopper/steps/8_two_acc.cuh"
+#include "08_hopper/steps/9_one_wg.cuh"
 #include "08_hopper/experiments/tma_ring.cuh"
 #include "08_hopper/experiments/cluster.cuh"
 #include "08_hopper/experiments/stream_k.cuh"

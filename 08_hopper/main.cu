@@ -10,8 +10,8 @@ int main(int argc, char** argv) {
   spec.summary =
       "Chapter 08: Hopper's wgmma and TMA: synchronous loads, TMA, a TMA pipeline, warp "
       "specialization, a persistent grid, a staged epilogue, a smaller tile, the last "
-      "wave split along K, a menu of tiles, two accumulators, and a tile and schedule per "
-      "shape (BF16 A and Bᵀ, FP32 accumulate and C; sm_90a).";
+      "wave split along K, a menu of tiles, two accumulators, one consumer warpgroup, and a "
+      "tile and schedule per shape (BF16 A and Bᵀ, FP32 accumulate and C; sm_90a).";
   spec.default_shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4097, 4095, 4093}};
   spec.min_cc = 90;
   spec.exact_cc = true;
@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
       {"m64x64", kBt, launch_m64x64},
       {"acc2_64x128", kBt, launch_acc2_64x128},
       {"acc2_64x64", kBt, launch_acc2_64x64},
+      {"wg1_64x128", kBt, launch_wg1_64x128},
+      {"wg1_64x64", kBt, launch_wg1_64x64},
       {"hopper", kBt, launch_hopper, Role::kBest},
       // Experiments (08_hopper/experiments/, NOTES.md): the ring without a tile in flight,
       // clusters with the Bᵀ tile multicast (a side step from group16 that was no faster), and

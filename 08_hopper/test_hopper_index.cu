@@ -290,6 +290,33 @@ TEST(hopper_index, menu_tile_layout) {
   }
 }
 
+// Step 9's OneWgVec: the float4 of a partial (64, BN) tile cover it once, each float where the
+// accumulator map of the one consumer warpgroup puts the register it came from; and float4
+// 128 i + t is float4 t, 8 i columns right.
+template <int BN>
+void check_one_wg_vec() {
+  std::vector<int> seen(64 * BN, 0);
+  for (int q = 0; q < 64 * BN / 4; ++q) {
+    const int row = OneWgVec::row(q), col = OneWgVec::col(q);
+    const int t = q % 128, i = q / 128;
+    for (int f = 0; f < 4; ++f) {
+      const int r = WgmmaAcc::row(t, 4 * i + f), k = WgmmaAcc::col(t, 4 * i + f);
+      CHECK_EQ(r, row + 8 * (f / 2));
+      CHECK_EQ(k, col + f % 2);
+      CHECK(r < 64 && k < BN);
+      if (r < 64 && k < BN) ++seen[r * BN + k];
+    }
+    CHECK_EQ(row, OneWgVec::row(t));
+    CHECK_EQ(col, OneWgVec::col(t) + 8 * i);
+  }
+  for (int n : seen) CHECK_EQ(n, 1);
+}
+
+TEST(hopper_index, one_wg_partial_layout) {
+  check_one_wg_vec<128>();
+  check_one_wg_vec<64>();
+}
+
 // --- Step 7: plan_stream_k and sk_unit -----------------------------------------------------------
 namespace {
 // Every K-tile of every tile once; a block's later part (slice = b) only as its first unit;

@@ -14,11 +14,11 @@ import csv, itertools, os, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 SWEEP = os.path.join(HERE, "..", "08_hopper", "experiments", "menu_sweep_%s.csv")
 MENU = [(128, 256), (128, 192), (128, 144), (64, 128), (64, 64)]  # kMenu
-# The kernel of each menu tile: step 7's menu_kernel for the 128-row tiles, step 8's
-# two_acc_kernel for the 64-row ones (the sweep's other rows, step 7's 64-row tiles, are there to
+# The kernel of each menu tile: step 7's menu_kernel for the 128-row tiles, step 9's
+# one_wg_kernel for the 64-row ones (the sweep's other rows, step 8's 64-row tiles, are there to
 # compare).
 KERNEL = {"m128x256": (128, 256), "m128x192": (128, 192), "m128x144": (128, 144),
-          "acc2_64x128": (64, 128), "acc2_64x64": (64, 64)}
+          "wg1_64x128": (64, 128), "wg1_64x64": (64, 64)}
 RULE = dict(load=0.5, tile_us=1.0, split_us_per_mib=1.5, dram_tb_s=3.0)  # hopper.cuh
 SMS = 132
 

@@ -6,7 +6,6 @@
 // took about as long as the group's latency, whatever its width (README, "Two accumulators").
 // The 64-row tiles of the menu run this kernel:
 //   acc2_64x128, acc2_64x64   two_acc_kernel<64, BN>, each on plan_wave's schedule
-//   hopper                    the chapter's answer: the menu, its 64-row tiles from this step
 //
 //   ./build/08_hopper/hopper --kernel m64x128,acc2_64x128,hopper --size 1024 --bench
 //   tools/steps.py diff acc2_64x128       # against steps/7_menu.cuh
@@ -18,7 +17,7 @@
 #include "07_pipelined/pipelined.cuh"  // grouped_tile
 #include "08_hopper/hopper_device.cuh"
 #include "08_hopper/steps/6_split_wave.cuh"  // SplitWorkspace, split_workspace
-#include "08_hopper/steps/7_menu.cuh"        // kMenuStages, launch_menu
+#include "08_hopper/steps/7_menu.cuh"        // kMenuStages
 #include "08_hopper/tma_host.cuh"            // opt_in, tensor_map
 #include "common/device.h"                   // device_sm_count
 
@@ -299,23 +298,4 @@ void launch_acc2_64x128(int M, int N, int K, const bf16* A, const bf16* Bt, floa
 }
 void launch_acc2_64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
   launch_two_acc<64, 64>(M, N, K, A, Bt, C, 1 << 30);
-}
-
-// The chapter's answer: the tile and the schedule that the shape rule picks (choose_hopper,
-// hopper.cuh); the 128-row tiles from step 7 (a second accumulator gained nothing there), the
-// 64-row tiles from this step. The launchers instantiate exactly kMenu's tiles, in its order.
-static_assert(kMenuSize == 5 && kMenu[0].BM == 128 && kMenu[0].BN == 256 && kMenu[1].BN == 192 &&
-                  kMenu[2].BN == 144 && kMenu[3].BM == 64 && kMenu[3].BN == 128 &&
-                  kMenu[4].BM == 64 && kMenu[4].BN == 64,
-              "launch_hopper instantiates exactly the tiles choose_hopper may pick");
-void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  const HopperChoice h = choose_hopper(M, N, K, device_sm_count());
-  const int max_splits = h.schedule == Schedule::kWhole ? 1 : 1 << 30;
-  switch (h.tile) {
-    case 0: return launch_menu<128, 256>(M, N, K, A, Bt, C, max_splits);
-    case 1: return launch_menu<128, 192>(M, N, K, A, Bt, C, max_splits);
-    case 2: return launch_menu<128, 144>(M, N, K, A, Bt, C, max_splits);
-    case 3: return launch_two_acc<64, 128>(M, N, K, A, Bt, C, max_splits);
-    default: return launch_two_acc<64, 64>(M, N, K, A, Bt, C, max_splits);
-  }
 }

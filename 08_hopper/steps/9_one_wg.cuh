@@ -1,0 +1,320 @@
+// Chapter 08, step 9: one consumer warpgroup. Step 8's kernel for the 64-row tiles with the
+// whole (64, BN) tile in one consumer warpgroup: one wgmma m64nBNk16 a k16 instead of two of
+// half the width, one in each warpgroup. Every wgmma reads both its operands from shared memory,
+// so two warpgroups on the same 64 rows each read the same A tile: one warpgroup reads it once,
+// and issues half the wgmma (README, "One consumer warpgroup").
+//   wg1_64x128, wg1_64x64   one_wg_kernel<BN>, each on plan_wave's schedule
+//   hopper                  the chapter's answer: the menu, its 64-row tiles from this step
+//
+//   ./build/08_hopper/hopper --kernel acc2_64x128,wg1_64x128 --size 1024 --bench
+//   tools/steps.py diff wg1_64x128        # against steps/8_two_acc.cuh
+//
+// Included once, by 08_hopper/kernels.cu.
+#pragma once
+
+#include "07_pipelined/pad.cuh"
+#include "07_pipelined/pipelined.cuh"  // grouped_tile
+#include "08_hopper/hopper_device.cuh"
+#include "08_hopper/steps/6_split_wave.cuh"  // SplitWorkspace, split_workspace
+#include "08_hopper/steps/7_menu.cuh"        // launch_menu
+#include "08_hopper/tma_host.cuh"            // opt_in, tensor_map
+#include "common/device.h"                   // device_sm_count
+
+// Block b walks its work units (wave_unit: a split tile's slice first, then whole tiles), the
+// tiles numbered in chapter 07's grouped order. ws holds plan.splits partial (BM, BN) tiles per
+// split tile (OneWgVec's order); counters two ints per split tile, zero before and after
+// every launch.
+template <int BN, int S>
+__global__ void __launch_bounds__(2 * kWarpgroup, 1)
+    one_wg_kernel(const __grid_constant__ CUtensorMap tm_a,
+                  const __grid_constant__ CUtensorMap tm_b, int M, int N, int K,
+                  float* __restrict__ C, int group, const WavePlan plan,
+                  float* __restrict__ ws, int* __restrict__ counters) {
+  constexpr int BM = 64, WN = BN, kABytes = BM * kSwizzleBytes;  // WN: the warpgroup's columns
+  constexpr int kStageBytes = kABytes + BN * kSwizzleBytes;
+  constexpr int kCols = kBandCols;  // the epilogue stages 32 columns at a time
+  static_assert(WN % kCols == 0, "the epilogue's bands cover the accumulator");
+  extern __shared__ unsigned char smem_raw[];
+  const uint32_t base = smem_base_1024(smem_raw);
+  const uint32_t full0 = base + S * kStageBytes, empty0 = full0 + 8 * S;
+  const int wg = threadIdx.x / kWarpgroup, t = threadIdx.x % kWarpgroup;
+  const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbar_init(full0 + 8 * s, 1);   // the producer's arrive.expect_tx
+      mbar_init(empty0 + 8 * s, 4);  // one arrival per consumer warp
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();  // the barriers exist before anyone uses them
+
+  // `it` counts this block's K tiles over all its output tiles: stage it % S, phase (it / S) % 2.
+  if (wg == 0) {
+    // ---- PRODUCER: registers back to the SM; one thread walks the tiles and K ----
+    setmaxnreg_dec<40>();
+    if (t == 0) {
+      int it = 0;
+      for (int j = 0;; ++j) {
+        const WorkUnit u = wave_unit(plan, blockIdx.x, j);
+        if (u.tile < 0) break;
+        const TileCoord tc = grouped_tile(u.tile, tiles_m, tiles_n, group);
+        for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
+          const int s = it % S;
+          // A stage is free once its previous use is over: parity of the phase before this
+          // one (a fresh barrier counts its phase "-1" as complete: the first round passes).
+          mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);
+          mbar_arrive_expect_tx(full0 + 8 * s, kStageBytes);
+          tma_load_2d(base + s * kStageBytes, &tm_a, kt * BK, tc.m * BM, full0 + 8 * s);
+          tma_load_2d(base + s * kStageBytes + kABytes, &tm_b, kt * BK, tc.n * BN,
+                      full0 + 8 * s);
+        }
+      }
+    }
+  } else {
+    // ---- CONSUMER: more registers; one warpgroup, the whole (64, BN) tile ----
+    setmaxnreg_inc<232>();
+    auto release = [&](int it) {  // this warp is done with the stage of K tile `it`
+      if (t % 32 == 0) mbar_arrive(empty0 + 8 * (it % S));
+    };
+    // The (64, WN) accumulator through shared memory: each warp owns 16 rows of it (WgmmaAcc),
+    // so each warp stages its own band, 32 columns at a time, in rows of 32 + 8 floats (the
+    // 8-byte writes of a half-warp's 4 rows land 8 banks apart, as in chapter 07's epilogue),
+    // and stores it back as whole 128-byte row pieces, 16 bytes a lane.
+    auto store_acc_staged = [&](const float (&acc)[WN / 2], int m0, int n0, float* band) {
+      const int lane = t % 32, w = t / 32;
+      const bool vec = N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) & 15) == 0;
+#pragma unroll
+      for (int c = 0; c < WN / kCols; ++c) {
+#pragma unroll
+        for (int jj = 0; jj < kCols / 8; ++jj)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int r = 4 * (c * kCols / 8 + jj) + 2 * h;  // the register pair
+            *reinterpret_cast<float2*>(
+                &band[(lane / 4 + 8 * h) * kBandRow + 8 * jj + 2 * (lane % 4)]) =
+                make_float2(acc[r], acc[r + 1]);
+          }
+        __syncwarp();  // the band is written before lanes read other lanes' values
+#pragma unroll
+        for (int q = lane; q < 16 * kCols / 4; q += 32) {
+          const int row = q / (kCols / 4), col = 4 * (q % (kCols / 4));
+          const int m = m0 + 16 * w + row, n = n0 + c * kCols + col;
+          if (m >= M) continue;
+          const float4 v = *reinterpret_cast<const float4*>(&band[row * kBandRow + col]);
+          float* dst = C + int64_t(m) * N + n;
+          if (vec && n + 3 < N) {
+            *reinterpret_cast<float4*>(dst) = v;
+          } else {
+            const float e[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+            for (int u = 0; u < 4; ++u)
+              if (n + u < N) dst[u] = e[u];
+          }
+        }
+        __syncwarp();  // everyone has read the band before the next one overwrites it
+      }
+    };
+    // A slice of a split tile: its partial tile into the workspace as the registers hold it
+    // (OneWgVec: a warp instruction writes 512 contiguous bytes), then, once all S slices are
+    // there, this block's share of the sum into C.
+    auto fixup = [&](const float (&acc)[WN / 2], const WorkUnit& u, const TileCoord& tc) {
+      constexpr int kVecs = BM * BN / 4;  // float4 in a partial tile
+      const int m0 = tc.m * BM, n0 = tc.n * BN;
+      const int c = t;  // consumer thread 0-127
+      const float4* slices =
+          reinterpret_cast<const float4*>(ws) + int64_t(u.tile) * plan.splits * kVecs;
+      float4* mine =
+          reinterpret_cast<float4*>(ws) + (int64_t(u.tile) * plan.splits + u.slice) * kVecs;
+      // Rows and columns inside C only; float4 128 i + c is 8 i columns right of float4 c.
+      const bool row_in = m0 + OneWgVec::row(c) < M;
+      const int cols_left = N - n0 - OneWgVec::col(c);
+#pragma unroll
+      for (int i = 0; i < WN / 8; ++i)
+        if (row_in && 8 * i < cols_left)
+          mine[kWarpgroup * i + c] =
+              make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
+      int* arrived = counters + 2 * u.tile;
+      int* done = arrived + 1;
+      __threadfence();  // this thread's partial reaches the GPU's view before the count does
+      warpgroup_sync();  // all 128 consumer threads have stored theirs
+      if (threadIdx.x == kWarpgroup) {
+        atomicAdd(arrived, 1);
+        while (ld_acquire_gpu(arrived) < plan.splits) {  // the tile's other blocks
+        }
+      }
+      warpgroup_sync();  // every slice of this tile is in the workspace
+      // This block's share: float4 q in [lo, hi), each the sum of its S slices in the order
+      // 0 .. S - 1, loaded past L1 (other SMs wrote them). The sums are in order, but the loads
+      // need not be: a thread takes two float4 at a time and loads 8 slices of both before it
+      // adds, 16 loads in flight instead of one.
+      constexpr int kBatch = 8;
+      const int lo = int(int64_t(u.slice) * kVecs / plan.splits);
+      const int hi = int(int64_t(u.slice + 1) * kVecs / plan.splits);
+      const bool vec = N % 2 == 0 && (reinterpret_cast<uintptr_t>(C) & 7) == 0;
+      auto put = [&](int m, int n, float x, float y) {  // (m, n) and (m, n + 1) of C
+        float* dst = C + int64_t(m) * N + n;
+        if (vec && n + 1 < N) {
+          *reinterpret_cast<float2*>(dst) = make_float2(x, y);
+        } else {
+          dst[0] = x;
+          if (n + 1 < N) dst[1] = y;
+        }
+      };
+      for (int q0 = lo + c; q0 < hi; q0 += 2 * kWarpgroup) {
+        int q[2];
+        bool in[2];
+        float4 v[2];
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          q[e] = q0 + e * kWarpgroup;
+          in[e] = q[e] < hi && m0 + OneWgVec::row(q[e]) < M && n0 + OneWgVec::col(q[e]) < N;
+          v[e] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        }
+        for (int s0 = 0; s0 < plan.splits; s0 += kBatch) {
+          float4 w[2][kBatch];
+#pragma unroll
+          for (int e = 0; e < 2; ++e)
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b)
+              if (in[e] && s0 + b < plan.splits)
+                w[e][b] = __ldcg(slices + int64_t(s0 + b) * kVecs + q[e]);
+#pragma unroll
+          for (int e = 0; e < 2; ++e)
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b)
+              if (in[e] && s0 + b < plan.splits) {
+                v[e].x += w[e][b].x;
+                v[e].y += w[e][b].y;
+                v[e].z += w[e][b].z;
+                v[e].w += w[e][b].w;
+              }
+        }
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          if (!in[e]) continue;
+          const int m = m0 + OneWgVec::row(q[e]), n = n0 + OneWgVec::col(q[e]);
+          put(m, n, v[e].x, v[e].y);
+          if (m + 8 < M) put(m + 8, n, v[e].z, v[e].w);
+        }
+      }
+      // Every block of the tile has passed its wait once all have counted themselves done: the
+      // last sets both counters back to zero for the next launch.
+      if (threadIdx.x == kWarpgroup && atomicAdd(done, 1) == plan.splits - 1) {
+        *arrived = 0;
+        *done = 0;
+      }
+    };
+    int it = 0;
+    for (int j = 0;; ++j) {
+      const WorkUnit u = wave_unit(plan, blockIdx.x, j);
+      if (u.tile < 0) break;
+      const TileCoord tc = grouped_tile(u.tile, tiles_m, tiles_n, group);
+      // acc: the even K tiles of the unit (counting from k_begin), acc_odd: the odd ones.
+      float acc[WN / 2], acc_odd[WN / 2];
+#pragma unroll
+      for (int i = 0; i < WN / 2; ++i) acc[i] = acc_odd[i] = 0.0f;
+      auto k_tile = [&](float (&a)[WN / 2], int kt) {
+        const int s = it % S;
+        mbar_wait(full0 + 8 * s, (it / S) & 1);  // the copies of this K tile have landed
+        pin(acc);
+        pin(acc_odd);
+        wgmma_fence();
+        wgmma_stage<WN>(a, base + s * kStageBytes, base + s * kStageBytes + kABytes);
+        wgmma_commit();
+        // The previous K tile's group has finished. It wrote the other accumulator, so it ran
+        // beside this one's group instead of before it.
+        wgmma_wait<1>();
+        pin(acc);
+        pin(acc_odd);
+        if (kt > u.k_begin) release(it - 1);
+        ++it;
+      };
+      // Two K tiles a round, one into each accumulator; no branch chooses between them (a
+      // wgmma whose accumulator depends on a branch is serialized by ptxas).
+      int kt = u.k_begin;
+      for (; kt + 1 < u.k_end; kt += 2) {
+        k_tile(acc, kt);
+        k_tile(acc_odd, kt + 1);
+      }
+      if (kt < u.k_end) k_tile(acc, kt);
+      wgmma_wait<0>();
+      pin(acc);
+      pin(acc_odd);
+      release(it - 1);
+#pragma unroll
+      for (int i = 0; i < WN / 2; ++i) acc[i] += acc_odd[i];  // the K sum, in a fixed order
+      if (u.slice >= 0) {
+        fixup(acc, u, tc);
+        continue;
+      }
+      // Each consumer warp's band (kBandBytes; warps 4-7 of the block), after the stages and
+      // the barriers.
+      store_acc_staged(acc, tc.m * BM, tc.n * BN,
+                       reinterpret_cast<float*>(smem_raw + (base - smem_addr(smem_raw)) +
+                                                S * kStageBytes + 16 * S) +
+                           (threadIdx.x / 32 - 4) * (kBandBytes / 4));
+    }
+  }
+}
+
+// The ring's depth: as many stages as fit beside 4 bands, the barriers and the alignment slack.
+template <int BN>
+constexpr int kOneWgStages =
+    (227 * 1024 - 1024 - 4 * kBandBytes) / ((64 + BN) * kSwizzleBytes + 16);
+
+template <int BN>
+void launch_one_wg(int M, int N, int K, const bf16* A, const bf16* Bt, float* C, int max_splits) {
+  constexpr int BM = 64, S = kOneWgStages<BN>;
+  pad_operands_if_unaligned(M, N, K, A, Bt);
+  // The stages, the barriers, the alignment slack and the 4 consumer warps' bands.
+  constexpr int kSmem = S * (BM + BN) * kSwizzleBytes + 16 * S + 1024 + 4 * kBandBytes;
+  static const bool once = (opt_in(one_wg_kernel<BN, S>, kSmem), true);
+  (void)once;
+  const CUtensorMap* ta = tensor_map(A, M, K, BM);
+  const CUtensorMap* tb = tensor_map(Bt, N, K, BN);
+  const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+  const WavePlan plan = plan_wave(tiles, (K + BK - 1) / BK, device_sm_count(), max_splits);
+  const SplitWorkspace w =
+      split_workspace(size_t(plan.split_tiles) * plan.splits * BM * BN, 2 * plan.split_tiles);
+  cudaLaunchAttribute cooperative;
+  cooperative.id = cudaLaunchAttributeCooperative;
+  cooperative.val.cooperative = plan.splits > 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(plan.grid);
+  config.blockDim = dim3(2 * kWarpgroup);
+  config.dynamicSmemBytes = kSmem;
+  config.attrs = &cooperative;
+  config.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, one_wg_kernel<BN, S>, *ta, *tb, M, N, K, C, 16,
+                                plan, w.partials, w.counters));
+  CUDA_CHECK_LAUNCH();
+}
+
+// The 64-row tiles on their own, each on plan_wave's schedule (as acc2_64x128 and acc2_64x64 run
+// step 8's kernel).
+void launch_wg1_64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  launch_one_wg<128>(M, N, K, A, Bt, C, 1 << 30);
+}
+void launch_wg1_64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  launch_one_wg<64>(M, N, K, A, Bt, C, 1 << 30);
+}
+
+// The chapter's answer: the tile and the schedule that the shape rule picks (choose_hopper,
+// hopper.cuh); the 128-row tiles from step 7 (two warpgroups of 64 rows each), the 64-row tiles
+// from this step. The launchers instantiate exactly kMenu's tiles, in its order.
+static_assert(kMenuSize == 5 && kMenu[0].BM == 128 && kMenu[0].BN == 256 && kMenu[1].BN == 192 &&
+                  kMenu[2].BN == 144 && kMenu[3].BM == 64 && kMenu[3].BN == 128 &&
+                  kMenu[4].BM == 64 && kMenu[4].BN == 64,
+              "launch_hopper instantiates exactly the tiles choose_hopper may pick");
+void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  const HopperChoice h = choose_hopper(M, N, K, device_sm_count());
+  const int max_splits = h.schedule == Schedule::kWhole ? 1 : 1 << 30;
+  switch (h.tile) {
+    case 0: return launch_menu<128, 256>(M, N, K, A, Bt, C, max_splits);
+    case 1: return launch_menu<128, 192>(M, N, K, A, Bt, C, max_splits);
+    case 2: return launch_menu<128, 144>(M, N, K, A, Bt, C, max_splits);
+    case 3: return launch_one_wg<128>(M, N, K, A, Bt, C, max_splits);
+    default: return launch_one_wg<64>(M, N, K, A, Bt, C, max_splits);
+  }
+}
