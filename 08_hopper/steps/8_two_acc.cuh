@@ -4,10 +4,10 @@
 // one's (which wrote the other accumulator), so two groups are in flight. That matters where a
 // group is short: on the 64-row tiles each warpgroup's wgmma are m64n64 or m64n32, and a K tile
 // took about as long as the group's latency, whatever its width (README, "Two accumulators").
-// The 64-row tiles of the menu run this kernel:
+// The menu's 64-row tiles in this kernel (step 9 gives them one consumer warpgroup):
 //   acc2_64x128, acc2_64x64   two_acc_kernel<64, BN>, each on plan_wave's schedule
 //
-//   ./build/08_hopper/hopper --kernel m64x128,acc2_64x128,hopper --size 1024 --bench
+//   ./build/08_hopper/hopper --kernel m64x128,acc2_64x128 --size 1024 --bench
 //   tools/steps.py diff acc2_64x128       # against steps/7_menu.cuh
 //
 // Included once, by 08_hopper/kernels.cu.

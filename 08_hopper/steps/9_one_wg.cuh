@@ -16,7 +16,7 @@
 #include "07_pipelined/pipelined.cuh"  // grouped_tile
 #include "08_hopper/hopper_device.cuh"
 #include "08_hopper/steps/6_split_wave.cuh"  // SplitWorkspace, split_workspace
-#include "08_hopper/steps/7_menu.cuh"        // launch_menu
+#include "08_hopper/steps/7_menu.cuh"        // kMenuStages, launch_menu
 #include "08_hopper/tma_host.cuh"            // opt_in, tensor_map
 #include "common/device.h"                   // device_sm_count
 
@@ -258,14 +258,11 @@ __global__ void __launch_bounds__(2 * kWarpgroup, 1)
   }
 }
 
-// The ring's depth: as many stages as fit beside 4 bands, the barriers and the alignment slack.
-template <int BN>
-constexpr int kOneWgStages =
-    (227 * 1024 - 1024 - 4 * kBandBytes) / ((64 + BN) * kSwizzleBytes + 16);
-
+// The ring is step 8's (kMenuStages, sized beside 8 bands), so that the two steps differ only in
+// the warpgroups; 4 bands would leave room for a 13th stage at 64 x 64, no faster (NOTES.md).
 template <int BN>
 void launch_one_wg(int M, int N, int K, const bf16* A, const bf16* Bt, float* C, int max_splits) {
-  constexpr int BM = 64, S = kOneWgStages<BN>;
+  constexpr int BM = 64, S = kMenuStages<BM, BN>;
   pad_operands_if_unaligned(M, N, K, A, Bt);
   // The stages, the barriers, the alignment slack and the 4 consumer warps' bands.
   constexpr int kSmem = S * (BM + BN) * kSwizzleBytes + 16 * S + 1024 + 4 * kBandBytes;
