@@ -18,6 +18,18 @@ double median(std::vector<double> v) {
 }
 }  // namespace
 
+std::vector<int> round_order(int n, int r) {
+  std::vector<int> order(n);
+  for (int i = 0; i < n; ++i) order[i] = i;
+  // Fisher-Yates, drawing from the inputs' counter-based hash (random_uniform, in [-1, 1)).
+  for (int i = n - 1; i > 0; --i) {
+    const float u = 0.5f * (random_uniform(0x7155 + static_cast<uint64_t>(r), i) + 1.0f);
+    const int j = std::min(i, static_cast<int>(u * (i + 1)));
+    std::swap(order[i], order[j]);
+  }
+  return order;
+}
+
 std::vector<Timing> Timer::time_interleaved(const std::vector<std::function<void()>>& launches,
                                            int reps, bool exact_reps) {
   const size_t n = launches.size();
@@ -43,8 +55,8 @@ std::vector<Timing> Timer::time_interleaved(const std::vector<std::function<void
   CUDA_CHECK(cudaEventDestroy(start));
   CUDA_CHECK(cudaEventDestroy(stop));
 
-  // The timed runs, round-robin: every launch's run r lies between runs r - 1 and r + 1 of
-  // every other launch that is still in the rotation.
+  // The timed runs, in rounds: every launch's run r lies between runs r - 1 and r + 1 of
+  // every other launch that is still in the rotation, in the round's own order (round_order).
   std::vector<std::vector<cudaEvent_t>> ev(n);
   for (size_t i = 0; i < n; ++i) {
     ev[i].resize(2 * count[i]);
@@ -52,7 +64,7 @@ std::vector<Timing> Timer::time_interleaved(const std::vector<std::function<void
   }
   const int rounds = *std::max_element(count.begin(), count.end());
   for (int r = 0; r < rounds; ++r)
-    for (size_t i = 0; i < n; ++i) {
+    for (int i : round_order(static_cast<int>(n), r)) {
       if (r >= count[i]) continue;
       // Overwrite the whole L2 with unrelated data, outside the timed region.
       CUDA_CHECK(cudaMemsetAsync(flush_.get(), r & 0xFF, flush_.bytes()));

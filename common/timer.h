@@ -7,6 +7,9 @@
 // runs would meet a hotter, slower GPU than the one before it. Interleaved, no kernel inherits
 // a whole series of another's runs; each run still starts at the clock the run before it left
 // (docs/measuring.md says what that does to ratios; chapter 07's NOTES.md measures it).
+// Each round runs in its own order (round_order): in a fixed order, a run of a few
+// microseconds depends on its place in the round, and every run of a kernel would take the
+// same place (docs/measuring.md, "The place in the round").
 #pragma once
 
 #include <functional>
@@ -19,12 +22,17 @@ struct Timing {
   int reps = 0;
 };
 
+// The order of round r of an interleaved series of n launches: a permutation of 0 .. n - 1,
+// shuffled per round from a fixed seed, so every process runs the same orders and over many
+// rounds each launch takes each place about equally often. Host only; tested by the host tests.
+std::vector<int> round_order(int n, int r);
+
 class Timer {
  public:
   Timer();  // allocates the flush buffer: twice the L2 size
 
   // Runs each launch (which enqueues work on the default stream) twice to warm up, then `reps`
-  // times between events, round-robin over the launches: run r of launch 0, 1, ..., then run
+  // times between events, in rounds: run r of every launch in round_order(n, r), then run
   // r + 1 of each. Unless exact_reps, a launch's reps are lowered so that it takes about a
   // second in all (at least 3 runs): slow kernels of the early chapters would take minutes;
   // it then leaves the rotation early. One Timing per launch.
