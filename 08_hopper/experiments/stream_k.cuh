@@ -35,7 +35,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
                     const __grid_constant__ CUtensorMap tm_b, int M, int N, int K,
                     float* __restrict__ C, int group, const StreamKPlan plan,
                     float* __restrict__ ws, int* __restrict__ flags) {
-  static_assert(BN == 128 || BN == 256, "wgmma_stage has m64n128k16 and m64n256k16");
+  static_assert(BN == 128 || BN == 256, "the tiles of this kernel: 128 x 128 and 128 x 256");
   constexpr int kStageBytes = kTileStageBytes<BN>;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t base = smem_base_1024(smem_raw);
