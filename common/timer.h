@@ -1,5 +1,9 @@
 // Timing with CUDA events: warm-up, many repetitions, median; the L2 cache is flushed before
-// every timed run, so a 4096^2 problem (3 x 64 MB) is not served from the 50 MB L2.
+// every timed run, so a 4096^2 problem (3 x 64 MB) is not served from the 50 MB L2. The flush
+// reads a buffer twice the L2's size: the L2 is left full of clean lines, so the timed run
+// pays no write-back of the last run's output. (A memset of that buffer, the earlier flush,
+// left it full of dirty lines; GEMM_FLUSH=memset brings it back for comparison:
+// docs/measuring.md, "The flush".)
 //
 // Kernels compared with each other are timed interleaved (time_interleaved): run r of every
 // kernel, then run r + 1 of every kernel, and so on. A GPU driven to its power limit lowers its
@@ -29,7 +33,7 @@ std::vector<int> round_order(int n, int r);
 
 class Timer {
  public:
-  Timer();  // allocates the flush buffer: twice the L2 size
+  Timer();  // allocates the flush buffer: twice the L2 size, zeroed once
 
   // Runs each launch (which enqueues work on the default stream) twice to warm up, then `reps`
   // times between events, in rounds: run r of every launch in round_order(n, r), then run
@@ -49,5 +53,10 @@ class Timer {
   std::vector<double> time_sequence(const std::vector<std::function<void()>>& parts, int reps);
 
  private:
+  void flush(int r);  // evicts the L2 before run r, outside the events
+
   DeviceBuffer<char> flush_;
+  DeviceBuffer<float> sink_;
+  int flush_blocks_ = 0;
+  bool memset_flush_ = false;
 };
