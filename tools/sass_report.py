@@ -5,12 +5,16 @@ cuobjdump (and nvdisasm, which it calls) from the CUDA toolkit.
 
 usage: tools/sass_report.py BUILD_DIR [PROGRAM ...] [--arch sm_90] [--csv FILE]
        tools/sass_report.py --compare BEFORE.csv AFTER.csv [--map OLD=NEW ...]
+       tools/sass_report.py --lines KERNEL OPCODES PROGRAM [--arch sm_90]
 
 A row: program, kernel (demangled), registers, stack bytes, local (spill) bytes, static shared
 bytes, instructions, and the counts of the opcodes the chapters talk about (FFMA, HMMA, LDS,
 LDSM, LDGSTS, ...). --compare lines two such CSVs up by kernel name (after --map renames) and
 prints every kernel whose registers or instruction counts differ: a kernel whose code did not
-change should not move.
+change should not move. --lines prints the SASS lines, without their encodings, of every
+kernel whose demangled name contains KERNEL and whose opcode matches the regex OPCODES: e.g.
+`--lines 'tiled_bt_kernel<(BtLayout)0>' 'LDS|STS' build/04_coalesced/coalesced`, chapter 04's
+merged loads.
 """
 import argparse
 import csv
@@ -80,6 +84,34 @@ def sass_counts(program, arch):
     return counts
 
 
+def lines(program, kernel, opcodes, arch):
+    """The SASS lines of the kernels whose demangled name contains `kernel`, opcode matching."""
+    out = subprocess.run(["cuobjdump", "-sass", "-arch", arch, program], capture_output=True,
+                         text=True).stdout
+    blocks, fn = {}, None
+    for line in out.splitlines():
+        m = re.match(r"\s*Function : (\S+)", line)
+        if m:
+            fn = m.group(1)
+            blocks.setdefault(fn, [])
+            continue
+        m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;", line)
+        if m and fn:
+            text = m.group(1)
+            op = re.sub(r"^@!?U?P\w+\s+", "", text).split()[0].split(".")[0]
+            if re.fullmatch(opcodes, op):
+                blocks[fn].append(text)
+    names = demangle(sorted(blocks))
+    found = 0
+    for mangled in sorted(blocks, key=lambda n: names.get(n, n)):
+        if kernel in names.get(mangled, mangled):
+            found += 1
+            print(names.get(mangled, mangled))
+            for text in blocks[mangled]:
+                print("    " + text)
+    return 0 if found else 1
+
+
 def report(build, programs, arch):
     rows = []
     for program in programs or programs_in(build):
@@ -128,7 +160,12 @@ def main():
     ap.add_argument("--csv")
     ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
     ap.add_argument("--map", action="append", default=[], help="OLD=NEW: rename in BEFORE")
+    ap.add_argument("--lines", nargs=2, metavar=("KERNEL", "OPCODES"))
     args = ap.parse_args()
+    if args.lines:
+        if not args.build:
+            ap.error("--lines needs a PROGRAM")
+        return lines(args.build, args.lines[0], args.lines[1], args.arch)
     if args.compare:
         return compare(*args.compare, [tuple(m.split("=", 1)) for m in args.map])
     if not args.build:
