@@ -62,7 +62,7 @@ struct SplitPlan {
 //   1. The tile: the one that wastes the least of its area on padding (ceil(M/BM) BM ceil(N/BN) BN
 //      smallest); ties go to the earlier (larger, faster) tile.
 //   2. S = floor(capacity / output tiles): the most slices whose blocks all fit in one wave.
-//      When the tiles already fill half a wave or more, this is 1: no split (4096^3 has 512
+//      When the tiles already fill more than half a wave, this is 1: no split (4096^3 has 512
 //      tiles of 128 x 256 for 132 SMs). Otherwise S x tiles lies between half a wave and one.
 //   3. At most K / kMinSliceK slices (at least 1), so that each slice has enough K.
 // splits_override > 0 (--splits) replaces S; the tile is still chosen by 1.
