@@ -342,7 +342,8 @@ def main():
         made.append("progression_roofline.png" + ("" if c else " (no ceilings: points only)"))
     if plot_sizes(read(timings, "sizes"), os.path.join(out, "progression_sizes.png"), plt):
         made.append("progression_sizes.png")
-    print("plots: " + ", ".join(os.path.join(out, m) for m in made))
+    print("plots: " + (", ".join(os.path.join(out, m) for m in made) or
+                       "none (no GEMM steps and no sizes in the CSV)"))
     return 0 if made else 1
 
 

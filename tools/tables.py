@@ -506,7 +506,7 @@ def dram_table(data, o):
 
 
 def signed(x):
-    return f"{x:+.1f}".replace("-", "−")
+    return "0.0" if abs(x) < 0.05 else f"{x:+.1f}".replace("-", "−")
 
 
 def gpus_table(data, o):
