@@ -7,6 +7,9 @@ usage: tools/profile.py BUILD_DIR CHAPTER [OUT_DIR] [--shape MxNxK] [--only NAME
        meson compile -C BUILD_DIR profile-PROGRAM     (the same, for one chapter program)
        tools/profile.py BUILD_DIR --tables [OUT_DIR]  what the README counters tables show,
                                                       into OUT_DIR/counters.csv (tools/tables.py)
+       tools/profile.py BUILD_DIR --tables --record   the same into the GPU's record folder,
+                                                      docs/results/<slug>/counters.csv (with
+                                                      --only: those chapters' rows replaced)
 
 CHAPTER is a folder name (04_coalesced) or a program (build/06_splitk/splitk_bf16, or
 06_splitk/splitk_bf16 inside BUILD_DIR). The kernels come from the program
@@ -163,8 +166,8 @@ def tables_run(args, ncu):
     only = set(filter(None, args.only.split(",")))  # with --tables: chapters
     if only:
         need = [n for n in need if n[0] in only]
-    out = args.out or os.path.join(args.build, "profile")
-    os.makedirs(out, exist_ok=True)
+    out = args.out or os.path.join(args.build, "profile")  # the ncu logs, and the CSV
+    os.makedirs(out, exist_ok=True)                         # unless --record
     where = {}
     for program in sorted(glob.glob(os.path.join(args.build, "[0-9][0-9]_*", "*"))):
         if os.path.isfile(program) and os.access(program, os.X_OK):
@@ -188,9 +191,16 @@ def tables_run(args, ncu):
             r.update(chapter=chapter, kernel=kernel, shape=shape, launch=n)
             rows.append(r)
     meta = {"device": device, "date": datetime.date.today().isoformat(),
-            "command": "tools/profile.py BUILD --tables"}
-    tables.write_csv(os.path.join(out, "counters.csv"), rows, CSV_COLS, meta)
-    print(f"{len(rows)} launches: {os.path.join(out, 'counters.csv')}")
+            "command": "tools/profile.py BUILD --tables" +
+                       (f" --only {args.only}" if args.only else "")}
+    if args.record and device:
+        path = tables.save_record(device, "counters.csv", rows, CSV_COLS, meta, only)
+    else:
+        path = os.path.join(out, "counters.csv")
+        if args.record:  # keep what was measured; no name for a record folder
+            print(f"no device line from the programs: written to {path}, not to a record")
+        tables.write_csv(path, rows, CSV_COLS, meta)
+    print(f"{len(rows)} launches: {path}")
     return 0
 
 
@@ -201,9 +211,13 @@ def main():
     ap.add_argument("out", nargs="?")
     ap.add_argument("--tables", action="store_true",
                     help="profile what the README counters tables ask for, into OUT/counters.csv")
+    ap.add_argument("--record", action="store_true",
+                    help="with --tables: into the GPU's record, docs/results/<slug>/counters.csv")
     ap.add_argument("--shape", help="MxNxK (or RxC for chapter 02); default: the program's")
     ap.add_argument("--only", default="")
     args = ap.parse_intermixed_args()
+    if args.record and (not args.tables or args.chapter):
+        ap.error("--record goes with --tables and no OUT_DIR")
     ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
     if not os.path.exists(ncu):
         sys.exit("ncu (Nsight Compute) not found")

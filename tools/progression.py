@@ -2,7 +2,7 @@
 """The tutorial's measurements: every step of every chapter, each timed next to its baseline
 (cuBLAS, cudaMemcpy, cuBLAS geam) in its own process, into one CSV, with a table and two plots.
 
-usage: progression.py --build BUILD_DIR [--out DIR] [--sizes] [--tables] [--size S]
+usage: progression.py --build BUILD_DIR [--out DIR | --record] [--sizes] [--tables] [--size S]
                       [--reps R] [--only CHAPTER,...]
 
 The chapter programs are found in BUILD_DIR (every NN_name/program), and each one's kernels are
@@ -15,9 +15,13 @@ has one number at a shape wherever the READMEs show it.
 
 Output: DIR/timings.csv (its first lines name the GPU, the date and the command; the column
 `sets` says why a row was measured: progression, sizes, table) and, where matplotlib is
-installed, the plots. The READMEs' tables are written from docs/results/timings.csv by
-tools/tables.py --write. `meson compile -C build progression` runs this with
---out BUILD_DIR/progression.
+installed, the plots (tools/plot_progression.py). DIR is --out, by default BUILD_DIR/progression
+(`meson compile -C build progression` runs this so); --record makes it the GPU's record folder,
+docs/results/<slug>/ (slug from the measured device line: h100, h200, ...; tools/tables.py), and
+with --only replaces those chapters' rows of the record and keeps the others. The terminal
+table gives each step's % of the measured peak where DIR or the GPU's record folder holds a
+ceilings.csv. The READMEs' tables are written from the primary record (docs/results/PRIMARY)
+by tools/tables.py --write.
 """
 import argparse
 import csv
@@ -27,6 +31,9 @@ import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tables  # noqa: E402  (the record folders, the CSV writer, the ceilings)
 
 SWEEP_SHAPES = ["512x512x512", "1024x1024x1024", "1536x1536x1536", "2048x2048x2048",
                 "3072x3072x3072", "4096x4096x4096", "8192x8192x8192", "256x256x65536",
@@ -108,7 +115,10 @@ def gemm_shape(size):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", required=True)
-    ap.add_argument("--out", help="where the CSV and plots go (default BUILD/progression)")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--out", help="where the CSV and plots go (default BUILD/progression)")
+    where.add_argument("--record", action="store_true",
+                       help="write into the GPU's record folder, docs/results/<slug>/")
     ap.add_argument("--size", type=int, help="run every GEMM at SxSxS and copies at SxS")
     ap.add_argument("--sizes", action="store_true", help="also sweep sizes for role `best`")
     ap.add_argument("--tables", action="store_true",
@@ -117,8 +127,11 @@ def main():
     ap.add_argument("--only", default="", help="chapters to run, e.g. 03_tiled,05_tensorcore")
     ap.add_argument("--dry-run", action="store_true", help="print the plan, measure nothing")
     args = ap.parse_args()
+    if args.record and args.size:
+        ap.error("--record keeps the full run; a --size check goes to --out")
     out = args.out or os.path.join(args.build, "progression")
-    os.makedirs(out, exist_ok=True)
+    if not args.record:
+        os.makedirs(out, exist_ok=True)
     only = set(filter(None, args.only.split(",")))
 
     # The registries: every chapter program's kernels (PROGRAM --list).
@@ -152,8 +165,6 @@ def main():
                     if entries[(chapter, name)][1]["shape"].count("x") == 2:
                         want(chapter, name, shape, "sizes")
     if args.tables:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import tables
         for chapter, name, shape in sorted(tables.requests()["timings"]):
             if (chapter, name) in entries:
                 want(chapter, name, shape, "table")
@@ -187,52 +198,72 @@ def main():
           (" --tables" if args.tables else "") + (f" --size {args.size}" if args.size else "") + \
           (f" --only {args.only}" if args.only else "")
     meta = {"device": device, "date": datetime.date.today().isoformat(), "command": cmd}
-    path = os.path.join(out, "timings.csv")
-    write_csv(path, rows, fields, meta)
+    if args.record and not device:  # keep what was measured; no name for a record folder
+        print(f"no device line in the programs' output: written to {out}, not to a record")
+        args.record = False
+        os.makedirs(out, exist_ok=True)
+    if args.record:
+        path = tables.save_record(device, "timings.csv", rows, fields, meta, only)
+        out = os.path.dirname(path)
+    else:
+        path = os.path.join(out, "timings.csv")
+        tables.write_csv(path, rows, fields, meta)
+    # The measured ceilings of this GPU: beside the CSV, else in its record folder.
+    ceilings = os.path.join(out, "ceilings.csv")
+    if not os.path.exists(ceilings) and device:
+        ceilings = os.path.join(tables.record_dir(tables.gpu_slug(device)), "ceilings.csv")
+    peaks = tables.Data(os.path.dirname(ceilings)) if os.path.exists(ceilings) else None
+    if peaks and tables.gpu_name(peaks.pmeta) != tables.gpu_name({"device": device}):
+        print(f"{ceilings} is of another GPU ({tables.gpu_name(peaks.pmeta)}): no % of peak")
+        peaks = None
 
     print()
     print(device)
-    print(markdown_table([r for r in rows if "progression" in r["sets"]]))
+    print(markdown_table([r for r in rows if "progression" in r["sets"]], peaks))
+    print(f"% of peak: of {ceilings}" if peaks else "% of peak: no ceilings recorded for this GPU")
     print(f"\nCSV: {path}")
     try:
         import matplotlib  # noqa: F401
         here = os.path.dirname(os.path.abspath(__file__))
-        subprocess.run([sys.executable, os.path.join(here, "plot_progression.py"), out], check=True)
+        p = subprocess.run([sys.executable, os.path.join(here, "plot_progression.py"), out] +
+                           (["--ceilings", ceilings] if peaks else []))
+        if p.returncode != 0:
+            print("plots: none drawn (tools/plot_progression.py exited "
+                  f"{p.returncode}); the CSV is written")
     except ImportError:
         print("plots: matplotlib is not installed (pip install matplotlib), then run "
               f"tools/plot_progression.py {out}")
     return 0
 
 
-def write_csv(path, rows, fields, meta):
-    with open(path, "w", newline="") as f:
-        for k, v in meta.items():
-            f.write(f"# {k}: {v}\n")
-        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
-
-
 def fmt(x, spec):
     return "" if x != x else format(x, spec)  # NaN -> empty
 
 
-def markdown_table(rows):
-    """The progression as the terminal shows it (the README's table: tools/tables.py)."""
-    lines = ["| chapter | kernel | precision | shape | ms | rate | % of baseline | × previous step |",
-             "|---|---|---|---|---|---|---|---|"]
+def markdown_table(rows, peaks=None):
+    """The progression as the terminal shows it (the README's table: tools/tables.py); % of
+    peak from peaks (a tables.Data of the GPU's ceilings.csv), empty without."""
+    lines = ["| chapter | kernel | precision | shape | ms | rate | % of baseline | % of peak | "
+             "× previous step |", "|---|---|---|---|---|---|---|---|---|"]
     last = {}
     for r in rows:
         if r["status"] != "ok":
             lines.append(f"| {r['chapter']} | `{r['kernel']}` | {r['precision']} | {r['shape']} | "
-                         f"skipped: {r['reason']} | | | |")
+                         f"skipped: {r['reason']} | | | | |")
             continue
+        peak = ""
+        if peaks:
+            try:
+                peak = peaks.peak_cell(r)
+            except KeyError as e:  # a unit that does not match: say so, keep the table
+                peak = f"({e})"
         key = (r["precision"], r["shape"])
         speed = fmt(last[key] / r["ms"], ".2f") if key in last else ""
         last[key] = r["ms"]
         lines.append(f"| {r['chapter']} | `{r['kernel']}` | {r['precision']} | "
                      f"{r['shape'].replace('x', '×')} | {r['ms']:.3f} | {r['rate']:.2f} {r['unit']} | "
-                     f"{r['pct']:.1f}% of `{r['baseline']}` | {speed + '×' if speed else ''} |")
+                     f"{r['pct']:.1f}% of `{r['baseline']}` | {peak} | "
+                     f"{speed + '×' if speed else ''} |")
     return "\n".join(lines)
 
 

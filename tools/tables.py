@@ -1,15 +1,24 @@
 #!/usr/bin/env python3
 """The README tables, written from the recorded runs, and the checks that keep them so.
 
-usage: tools/tables.py [--write | --check] [--results DIR] [README ...]
+usage: tools/tables.py [--write | --check] [--results DIR] [DOCUMENT ...]
        tools/tables.py --requests [--results DIR]     what the tables ask to be measured
-       tools/tables.py --selftest                     the check fails on an edited table
+       tools/tables.py --slug DEVICE_LINE             the record folder's name for a GPU
+       tools/tables.py --selftest                     the check fails on an edited table; the
+                                                      GPU names, % of peak and GPU table hold
 
-Every measured figure in a README table comes from one recorded run, kept in docs/results/:
+Each GPU's recorded run is a folder docs/results/<slug>/ (gpu_slug: NVIDIA H100 80GB HBM3 ->
+h100, NVIDIA H200 -> h200, NVIDIA GeForce RTX 4090 -> rtx4090), written by the tools with
+--record:
   timings.csv   tools/progression.py: each (chapter, kernel, shape) timed once, in its own
                 process, next to its baseline (cuBLAS, cudaMemcpy, cublasSgeam)
   counters.csv  tools/profile.py --tables: Nsight Compute counters, one launch per row
+  ceilings.csv  the GPU's measured ceilings (ceiling,unit,value,detail: fma_fp32, mma_sync_bf16,
+                wgmma_bf16 in TFLOP/s, copy in GB/s; a value may be empty), where recorded
+  *.png         tools/plot_progression.py: steps, sizes, roofline
 Each CSV starts with comment lines naming the GPU, the CUDA version, the date and the command.
+The tables come from one primary record, named in docs/results/PRIMARY (one line: its slug) and
+in every caption; --results DIR takes another record folder instead.
 
 A table is a marker line saying what it shows, then the generated lines, then an end marker:
 
@@ -18,10 +27,13 @@ A table is a marker line saying what it shows, then the generated lines, then an
   <!-- end table -->
 
 Kinds and their keys (lists are comma-separated, in the order of the rows or columns):
-  progression                         every step of every chapter at its program's first shape
+  progression                         every step of every chapter at its program's first shape,
+                                      with its % of baseline and its % of the measured peak
   timings  chapter kernels shapes [columns]
-           columns from: kernel shape ms rate pct baseline_ms vs_prev (default: kernel ms rate
-           pct vs_prev); rows are the kernels at each shape in turn
+           columns from: kernel shape ms rate pct peak baseline_ms vs_prev (default: kernel ms
+           rate pct vs_prev); rows are the kernels at each shape in turn; peak: % of the
+           measured ceiling (FP32 rows: fma_fp32; BF16: wgmma_bf16, else mma_sync_bf16; copies:
+           copy)
   pivot    chapter kernels shapes [value] [rows]
            one cell per kernel and shape; value: pct (default), ms or rate; rows: kernels
            (default) or shapes
@@ -35,12 +47,18 @@ Kinds and their keys (lists are comma-separated, in the order of the rows or col
            per kernel (and the first one's baseline) and shape: ms, the DRAM bytes a GEMM must move at least (BF16 A and Bᵀ
            read once, FP32 C written once) per second, that as a % of the DRAM peak (bus width
            x memory clock x 2, from the CSV's device line), and the % of its baseline
+  gpus     gpus                       every progression step on each GPU named (gpus=h100,h200:
+                                      record folders beside the primary): ms and % of baseline
+                                      per GPU, the change in points, and why (the sentences of
+                                      docs/results/why_moved.csv: chapter,kernel,why); a GPU
+                                      without a record is named as missing
+  plots                               the primary record's plots, as image links
 --write regenerates every table; --check (a host test) fails where a table differs from what
-its CSV gives, where a README has a date (tables included: the CSVs carry it), where it is
-over its word budget
+its CSV gives, where a document has a date (tables included: the CSVs carry it), where a README
+is over its word budget
 (a chapter 2,500 words, chapter 04 3,000, the top README 3,500), or where a chapter README's
 sections are not Goal, What changes, Why, The code, Results, What limits it now, Exercises,
-Reproduce.
+Reproduce. The documents are the READMEs and docs/measuring.md (tables and dates only).
 """
 import argparse
 import csv
@@ -53,6 +71,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(ROOT, "docs", "results")
 BEGIN = re.compile(r"^<!-- table (\w+)((?: [\w%]+=[^ ]*)*) -->$")
 END = "<!-- end table -->"
 DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
@@ -114,10 +133,94 @@ def cuda_version(meta):
     return m.group(1) if m else "?"
 
 
-def caption(meta, name, what):
+# A GPU's record folder, docs/results/<slug>/. Vendor and product-line words go; the model
+# stays, with the words that tell its cards apart (RTX 3090 Ti, RTX 6000 Ada); memory size and
+# form factor go (H100 80GB HBM3, H100 PCIe and H100 NVL are all h100).
+VENDOR_WORDS = {"nvidia", "geforce", "tesla", "quadro"}
+SERIES_WORDS = {"rtx", "gtx", "titan"}
+VARIANT_WORDS = {"ti", "super", "ada"}
+SLUG = re.compile(r"^[a-z0-9]+$")
+SLUG_CASES = [  # (device line or name, slug): the selftest's cases
+    ("GPU 0: NVIDIA H100 80GB HBM3, sm_90, 132 SMs, SM clock 1980 MHz", "h100"),
+    ("GPU 0: NVIDIA H200, sm_90, 132 SMs", "h200"),
+    ("NVIDIA H100 PCIe", "h100"), ("NVIDIA H100 NVL", "h100"), ("NVIDIA GH200 480GB", "gh200"),
+    ("GPU 1: NVIDIA A100-SXM4-40GB, sm_80, 108 SMs", "a100"), ("NVIDIA A100 80GB PCIe", "a100"),
+    ("NVIDIA L4", "l4"), ("NVIDIA GeForce RTX 4090", "rtx4090"),
+    ("NVIDIA GeForce RTX 3090 Ti", "rtx3090ti"), ("NVIDIA GeForce RTX 4070 SUPER", "rtx4070super"),
+    ("NVIDIA RTX A6000", "rtxa6000"), ("NVIDIA RTX 6000 Ada Generation", "rtx6000ada"),
+    ("Tesla V100-SXM2-16GB", "v100"), ("NVIDIA TITAN RTX", "titanrtx"), ("NVIDIA B200", "b200"),
+]
+
+
+def gpu_slug(device):
+    """The short name of a GPU's record folder, from a device line ('GPU 0: NVIDIA H100 80GB
+    HBM3, sm_90, ...', as the programs print it and the CSVs keep it) or a bare name.
+    ValueError where it names no GPU."""
+    m = re.match(r"\s*GPU \d+:\s*([^,]*)", device)
+    name = m.group(1) if m else device.split(",")[0]
+    words = [w for w in re.split(r"[\s_-]+", name) if w and w.lower() not in VENDOR_WORDS]
+    if not words:
+        raise ValueError(f"no GPU name in the device line '{device}'")
+    n = 2 if words[0].lower() in SERIES_WORDS and len(words) > 1 else 1
+    model = words[:n]
+    for w in words[n:]:
+        if w.lower() not in VARIANT_WORDS:
+            break
+        model.append(w)
+    slug = re.sub(r"[^a-z0-9]", "", "".join(model).lower())
+    if not slug:
+        raise ValueError(f"no GPU name in the device line '{device}'")
+    return slug
+
+
+def record_dir(slug, results=RESULTS):
+    return os.path.join(results, slug)
+
+
+def primary_dir(results=RESULTS):
+    """The record the tables come from: docs/results/<the slug in docs/results/PRIMARY>."""
+    path = os.path.join(results, "PRIMARY")
+    try:
+        slug = open(path).read().strip()
+    except OSError:
+        raise SystemExit(f"{path} is missing (one line: the primary record's slug, e.g. h100)")
+    if not SLUG.match(slug) or not os.path.isdir(record_dir(slug, results)):
+        raise SystemExit(f"{path} names '{slug}', which is no record folder in {results}")
+    return record_dir(slug, results)
+
+
+def save_record(device, name, rows, fields, meta, chapters=()):
+    """Writes docs/results/<slug of device>/NAME. With chapters (a run with --only), the rows
+    replace those chapters' rows in the record and the others are kept. Returns the path."""
+    folder = record_dir(gpu_slug(device))
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, name)
+    if chapters and os.path.exists(path):
+        old, old_meta = read_csv(path)
+        kept = [r for r in old if r["chapter"] not in chapters]
+        rows = kept + list(rows)
+        rows.sort(key=lambda r: r["chapter"])  # chapter order (stable: each chapter's as run)
+        meta = dict(meta)
+        meta["command"] += (f"; the rows of other chapters kept from the earlier record: "
+                            f"{old_meta.get('date', '?')}, {old_meta.get('command', '?')}")
+        if old_meta.get("device", "") != meta["device"]:
+            meta["device of the kept rows"] = old_meta.get("device", "?")
+            print(f"note: the kept rows were recorded with another device line: "
+                  f"{old_meta.get('device', '?')}", file=sys.stderr)
+    write_csv(path, rows, fields, meta)
+    return path
+
+
+def caption(data, meta, name, what):
     """The table's source in one line. The date and the command are in the CSV's own header:
     a README carries no dates (the run histories are in the chapters' NOTES.md)."""
-    return f"*{gpu_name(meta)}, CUDA {cuda_version(meta)}: `docs/results/{name}`{what}.*"
+    return f"*{gpu_name(meta)}, CUDA {cuda_version(meta)}: `{data.where}/{name}`{what}.*"
+
+
+# The measured ceiling each kind of work is held against (ceilings.csv): BF16 against the
+# chip's tensor-core peak, wgmma where the GPU has it (sm_90), else mma.sync.
+PEAK_OF = {"fp32": ["fma_fp32"], "bf16": ["wgmma_bf16", "mma_sync_bf16"], "copy": ["copy"]}
+PEAK_WORDS = {"fp32": "FP32 rows", "bf16": "BF16 rows", "copy": "copies"}
 
 
 def fmt_ms(x):
@@ -154,13 +257,64 @@ def fmt_counter(col, v):
 
 class Data:
     def __init__(self, results):
-        self.results = results
+        self.results = os.path.abspath(results)
+        rel = os.path.relpath(self.results, ROOT)
+        self.where = self.results if rel.startswith("..") else rel  # as the captions name it
         self.timings, self.tmeta = self._load("timings.csv")
         self.counters, self.cmeta = self._load("counters.csv")
+        rows, self.pmeta = self._load("ceilings.csv")
+        self.ceilings = {r["ceiling"]: (float(r["value"]), r["unit"]) for r in rows
+                         if (r.get("value") or "").strip()}
 
     def _load(self, name):
         path = os.path.join(self.results, name)
         return read_csv(path) if os.path.exists(path) else ([], {})
+
+    def peak(self, precision):
+        """(ceiling name, value, unit) held against rows of this precision, or None."""
+        if self.ceilings and self.tmeta and gpu_name(self.pmeta) != gpu_name(self.tmeta):
+            raise KeyError(f"{self.where}/ceilings.csv is of {gpu_name(self.pmeta)}, its "
+                           f"timings.csv of {gpu_name(self.tmeta)}")
+        for name in PEAK_OF.get(precision, []):
+            if name in self.ceilings:
+                return (name,) + self.ceilings[name]
+        return None
+
+    def peak_pct(self, r):
+        """A timings row's rate as a % of its measured ceiling, or None."""
+        p = self.peak(r["precision"])
+        if p is None or r.get("status") != "ok":
+            return None
+        if p[2] != r["unit"]:
+            raise KeyError(f"ceiling {p[0]} is in {p[2]}, {r['kernel']}'s rate in {r['unit']}")
+        return 100 * float(r["rate"]) / p[1]
+
+    def peak_cell(self, r):
+        x = self.peak_pct(r)
+        return "" if x is None else f"{x:.1f}%"
+
+    def peak_caption(self, precisions):
+        """The caption line that says what % of peak is measured against."""
+        if not self.ceilings:
+            against = "; ".join(f"{PEAK_WORDS[p]} against `{PEAK_OF[p][0]}`" +
+                                (", the tensor-core peak" if p == "bf16" else "")
+                                for p in precisions)
+            return (f"*% of peak ({against}): no ceilings recorded for this GPU "
+                    f"(`{self.where}/ceilings.csv`).*")
+        parts = []
+        for p in precisions:
+            c = self.peak(p)
+            if c is None:
+                parts.append(f"{PEAK_WORDS[p]}: no ceiling recorded")
+                continue
+            rate = f"{c[1]:.0f}" if c[1] >= 100 else f"{c[1]:.1f}"
+            note = ""
+            if p == "bf16":
+                note = (", the chip's tensor-core peak" if c[0] == "wgmma_bf16" else
+                        ", the chip's tensor-core peak here (no `wgmma_bf16` recorded)")
+            parts.append(f"{PEAK_WORDS[p]} against `{c[0]}` ({rate} {c[2]}{note})")
+        return (f"*% of peak: of the measured ceilings (`{self.where}/ceilings.csv`): " +
+                "; ".join(parts) + ".*")
 
     def home(self, chapter, kernel):
         """A kernel an earlier chapter teaches, timed alongside in a later chapter's program
@@ -217,7 +371,7 @@ def progression_table(data):
     for r in rows:
         if r["status"] != "ok":
             body.append([r["chapter"], f"`{r['kernel']}`", r["precision"], shape_name(r["shape"]),
-                         f"skipped: {r['reason']}", "", "", ""])
+                         f"skipped: {r['reason']}", "", "", "", ""])
             continue
         ms = float(r["ms"])
         key = (r["precision"], r["shape"])
@@ -225,10 +379,11 @@ def progression_table(data):
         last[key] = ms
         body.append([r["chapter"], f"`{r['kernel']}`", r["precision"], shape_name(r["shape"]),
                      fmt_ms(ms), f"{float(r['rate']):.1f} {r['unit']}",
-                     f"{pct_cell(r)} of `{r['baseline']}`", speed])
-    return [caption(data.tmeta, "timings.csv", "")] + [""] + table(
-        ["chapter", "kernel", "precision", "shape", "ms", "rate", "% of baseline",
-         "× previous step"], body)
+                     f"{pct_cell(r)} of `{r['baseline']}`", data.peak_cell(r), speed])
+    precisions = [p for p in PEAK_OF if any(r["precision"] == p for r in rows)]
+    return [caption(data, data.tmeta, "timings.csv", ""), data.peak_caption(precisions), ""] + \
+        table(["chapter", "kernel", "precision", "shape", "ms", "rate", "% of baseline",
+               "% of peak", "× previous step"], body)
 
 
 def timings_table(data, o):
@@ -236,15 +391,17 @@ def timings_table(data, o):
     cols = o.get("columns", ["kernel", "ms", "rate", "pct", "vs_prev"])
     if len(shapes) > 1 and "shape" not in cols:
         cols = ["shape"] + cols
-    body, baselines = [], set()
+    body, baselines, precisions = [], set(), set()
     for shape in shapes:
         prev = None
         for k in kernels:
             r = data.timing(chapter, k, shape)
             ms = float(r["ms"])
             baselines.add(r["baseline"])
+            precisions.add(r["precision"])
             cells = {"kernel": f"`{k}`", "shape": shape_name(shape), "ms": fmt_ms(ms),
                      "rate": f"{float(r['rate']):.1f}", "pct": pct_cell(r),
+                     "peak": data.peak_cell(r) if "peak" in cols else "",
                      "baseline_ms": fmt_ms(float(r["baseline_ms"])),
                      "vs_prev": f"{prev / ms:.2f}×" if prev else ""}
             body.append([cells[c] for c in cols])
@@ -252,9 +409,12 @@ def timings_table(data, o):
     unit = data.timing(chapter, kernels[0], shapes[0])["unit"]
     labels = {"kernel": "kernel", "shape": "shape", "ms": "ms", "rate": unit,
               "pct": "% of " + "/".join(f"`{b}`" for b in sorted(baselines)),
-              "baseline_ms": "baseline ms", "vs_prev": "× previous row"}
+              "peak": "% of peak", "baseline_ms": "baseline ms", "vs_prev": "× previous row"}
     what = "" if len(shapes) > 1 else f", {shape_name(shapes[0])}"
-    return [caption(data.tmeta, "timings.csv", what), ""] + table([labels[c] for c in cols], body)
+    head = [caption(data, data.tmeta, "timings.csv", what)]
+    if "peak" in cols:
+        head.append(data.peak_caption([p for p in PEAK_OF if p in precisions]))
+    return head + [""] + table([labels[c] for c in cols], body)
 
 
 def pivot_table(data, o):
@@ -276,7 +436,7 @@ def pivot_table(data, o):
     else:
         head = ["kernel"] + [shape_name(s) for s in shapes]
         body = [[f"`{k}`"] + [cell(k, s) for s in shapes] for k in kernels]
-    return [caption(data.tmeta, "timings.csv", f"; {what}"), ""] + table(head, body)
+    return [caption(data, data.tmeta, "timings.csv", f"; {what}"), ""] + table(head, body)
 
 
 def counters_table(data, o):
@@ -289,7 +449,7 @@ def counters_table(data, o):
             body.append([name] + [fmt_counter(c, r.get(c, "")) for c in cols])
     head = ["kernel"] + [COUNTER_LABELS.get(c, c.replace("stall_", "") + " stall" if
                                             c.startswith("stall_") else c) for c in cols]
-    return [caption(data.cmeta, "counters.csv", f", {shape_name(shape)}, one launch each"),
+    return [caption(data, data.cmeta, "counters.csv", f", {shape_name(shape)}, one launch each"),
             ""] + table(head, body)
 
 
@@ -321,7 +481,7 @@ def waves_table(data, o):
     head = ["shape", f"{bm}×{bn} tiles", f"waves on {sms} SMs", "last wave's SMs"] + \
         [f"`{k}`" for k in kernels]
     base = sorted({data.timing(chapter, k, s)["baseline"] for k in kernels for s in shapes})
-    return [caption(data.tmeta, "timings.csv", "; % of " + "/".join(f"`{b}`" for b in base)),
+    return [caption(data, data.tmeta, "timings.csv", "; % of " + "/".join(f"`{b}`" for b in base)),
             ""] + table(head, body)
 
 
@@ -340,9 +500,89 @@ def dram_table(data, o):
             body.append([name, shape_name(s), fmt_ms(float(r["ms"])), f"{gbs:.0f}",
                          f"{100 * gbs / peak:.1f}%", pct_cell(r)])
     base = sorted({data.timing(chapter, k, s)["baseline"] for k in kernels for s in shapes})
-    return [caption(data.tmeta, "timings.csv", f"; DRAM peak {peak:.0f} GB/s"), ""] + table(
+    return [caption(data, data.tmeta, "timings.csv", f"; DRAM peak {peak:.0f} GB/s"), ""] + table(
         ["kernel", "shape", "ms", "GB/s (least bytes)", "% of DRAM peak",
          "% of " + "/".join(f"`{b}`" for b in base)], body)
+
+
+def signed(x):
+    return "0.0" if abs(x) < 0.05 else f"{x:+.1f}".replace("-", "−")
+
+
+def gpus_table(data, o):
+    """Every progression step on each GPU named: record folders beside the primary's."""
+    root = os.path.dirname(data.results)
+    records = [(slug, Data(record_dir(slug, root))) for slug in o["gpus"]]
+    present = [(slug, d) for slug, d in records if d.timings]
+    missing = [slug for slug, d in records if not d.timings]
+    if not present:
+        raise KeyError("no record of " + ", ".join(o["gpus"]) + f" in {data.where}/..")
+    why_path = os.path.join(root, "why_moved.csv")
+    why = {}
+    for r in (read_csv(why_path)[0] if os.path.exists(why_path) else []):
+        why[(r["chapter"], r["kernel"])] = r["why"].replace("|", "\\|")
+    steps, order = {}, []  # (chapter, kernel, shape) -> {slug: row}
+    for slug, d in present:
+        for r in d.timings:
+            if "progression" in r.get("sets", "").split():
+                key = (r["chapter"], r["kernel"], r["shape"])
+                if key not in steps:
+                    order.append(key)
+                steps.setdefault(key, {})[slug] = r
+    for c, k in why:
+        if not any(key[:2] == (c, k) for key in order):
+            raise KeyError(f"why_moved.csv names {c} {k}, which is no progression step")
+    body = []
+    for key in order:
+        cells = [key[0], f"`{key[1]}`", shape_name(key[2])]
+        base = next(r["baseline"] for r in steps[key].values())
+        cells.append(f"`{base}`")
+        pcts = []
+        for slug, _ in present:
+            r = steps[key].get(slug)
+            if r is None or r["status"] != "ok":
+                cells += ["", "not measured" if r is None else "skipped"]
+                pcts.append(None)
+            else:
+                cells += [fmt_ms(float(r["ms"])), pct_cell(r)]
+                pcts.append(float(r["pct"]))
+        if len(present) > 1:
+            a, b = pcts[0], pcts[-1]
+            cells.append("" if a is None or b is None else signed(round(b, 1) - round(a, 1)))
+        cells.append(why.get(key[:2], ""))
+        body.append(cells)
+    head = ["chapter", "kernel", "shape", "baseline"]
+    for slug, _ in present:
+        head += [f"{slug.upper()} ms", f"{slug.upper()} % of baseline"]
+    if len(present) > 1:
+        head.append(f"change ({present[-1][0].upper()} − {present[0][0].upper()}, points)")
+    head.append("why")
+    rel = os.path.relpath(root, ROOT)
+    where = root if rel.startswith("..") else rel
+    sources = " and ".join(f"`{d.where}/timings.csv` ({gpu_name(d.tmeta)}, CUDA "
+                           f"{cuda_version(d.tmeta)})" for _, d in present)
+    lines = [f"*{sources}; why: `{where}/why_moved.csv`.*"]
+    for slug in missing:
+        lines.append(f"*No record of the {slug.upper()} yet: `{where}/{slug}/timings.csv` is "
+                     "missing, so its columns are left out.*")
+    return lines + [""] + table(head, body)
+
+
+PLOTS = [("progression_steps.png", "Every step against cuBLAS"),
+         ("progression_sizes.png", "Each chapter's answer over sizes"),
+         ("progression_roofline.png", "Every step on the roofline of the measured ceilings")]
+
+
+def plots_block(data, doc):
+    """The primary record's plots, linked from the document's folder."""
+    out = []
+    for name, alt in PLOTS:
+        path = os.path.join(data.results, name)
+        if not os.path.exists(path):
+            raise KeyError(f"{data.where}/{name} is missing (tools/plot_progression.py "
+                           f"{data.where} draws it)")
+        out.append(f"![{alt}]({os.path.relpath(path, os.path.dirname(doc))})")
+    return out
 
 
 def parse_opts(text):
@@ -354,7 +594,11 @@ def parse_opts(text):
     return o
 
 
-def render(kind, o, data):
+def render(kind, o, data, doc=os.path.join(ROOT, "README.md")):
+    if kind == "gpus":
+        return gpus_table(data, o)
+    if kind == "plots":
+        return plots_block(data, doc)
     if kind == "progression":
         return progression_table(data)
     if kind == "timings":
@@ -394,6 +638,12 @@ def readmes():
         glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "README.md")))
 
 
+def documents():
+    """Every file with generated tables: the READMEs, and docs/measuring.md (tables and dates
+    only: the word budgets and the sections are the READMEs' rules)."""
+    return readmes() + [os.path.join(ROOT, "docs", "measuring.md")]
+
+
 def process(path, data, write, root=ROOT):
     """Problems found (list of lines); rewrites the file when write is set."""
     rel = os.path.relpath(path, root)
@@ -406,7 +656,7 @@ def process(path, data, write, root=ROOT):
     for begin, end, kind, o in found:
         out += lines[last:begin + 1]
         try:
-            new = render(kind, o, data)
+            new = render(kind, o, data, os.path.join(ROOT, rel))
         except (KeyError, IndexError) as e:
             problems.append(f"{rel}:{begin + 1}: {e}")
             new = lines[begin + 1:end]
@@ -427,10 +677,11 @@ def process(path, data, write, root=ROOT):
     words = len("\n".join(out).split())  # the README as written, tables included
     chapter = os.path.basename(os.path.dirname(path))
     budget = BUDGET_TOP if os.path.dirname(path) == root else BUDGET.get(chapter, BUDGET_CHAPTER)
-    if words > budget:
+    readme = os.path.basename(path) == "README.md"
+    if readme and words > budget:
         problems.append(f"{rel}: {words} words, over its budget of {budget}")
     # A chapter README is the lesson, with the same sections everywhere, in this order.
-    if os.path.dirname(path) != root:
+    if readme and os.path.dirname(path) != root:
         heads = [line[3:].strip() for line in lines if line.startswith("## ")]
         if heads != SECTIONS:
             problems.append(f"{rel}: sections {heads}, expected {SECTIONS}")
@@ -445,9 +696,9 @@ def process(path, data, write, root=ROOT):
 def requests(results=None):
     """What the tables need measured: {'timings': {(chapter, kernel, shape)}, 'counters': ...}."""
     need = {"timings": set(), "counters": set(), "progression": False}
-    for path in readmes():
+    for path in documents():
         for _, _, kind, o in blocks(open(path).read().split("\n")):
-            if kind == "progression":
+            if kind in ("progression", "gpus"):
                 need["progression"] = True
             elif kind in ("timings", "pivot", "waves", "dram"):
                 need["timings"] |= {(o["chapter"], k, s) for k in o["kernels"] for s in o["shapes"]}
@@ -456,15 +707,16 @@ def requests(results=None):
     return need
 
 
-def selftest():
-    """The check must fail on an edited table: edit one figure in a copy of the tree."""
+def selftest_edit():
+    """The check must fail on an edited table: edit one figure in a copy of the tree (and pass
+    on the unedited copy)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for path in readmes():
+        for path in documents():
             dst = os.path.join(tmp, os.path.relpath(path, ROOT))
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             shutil.copy(path, dst)
         target = None
-        for path in readmes():
+        for path in documents():
             lines = open(path).read().split("\n")
             for begin, end, _, _ in blocks(lines):
                 for i in range(begin + 1, end):
@@ -477,33 +729,135 @@ def selftest():
                 break
         if not target:
             print("selftest: no generated table with a figure to edit")
-            return 1
+            return False
         path, i = target
         dst = os.path.join(tmp, os.path.relpath(path, ROOT))
+        data = Data(primary_dir())
+        before = [p for p in process(dst, data, write=False, root=tmp) if "differs" in p]
         lines = open(dst).read().split("\n")
         lines[i] = re.sub(r"(\d)\.(\d)", lambda m: f"{(int(m.group(1)) + 1) % 10}.{m.group(2)}",
                           lines[i], count=1)
         open(dst, "w").write("\n".join(lines))
-        data = Data(os.path.join(ROOT, "docs", "results"))
         problems = process(dst, data, write=False, root=tmp)
         print(f"edited {os.path.relpath(path, ROOT)} line {i + 1}: {lines[i]}")
         print("\n".join(problems[:6]))
-        ok = any("differs" in p for p in problems)
+        ok = not before and any("differs" in p for p in problems)
         print("selftest: the check " + ("fails on the edited table, as it must" if ok else
-                                        "did NOT notice the edit"))
-        return 0 if ok else 1
+                                        "did NOT notice the edit" if not before else
+                                        "fails on the unedited copy too"))
+        return ok
+
+
+def expect(what, got, want):
+    ok = got == want
+    print(("ok   " if ok else "FAIL ") + f"{what}: {got!r}" +
+          ("" if ok else f", expected {want!r}"))
+    return ok
+
+
+def selftest_slugs():
+    ok = all([expect(f"gpu_slug({d!r})", gpu_slug(d), want) for d, want in SLUG_CASES])
+    for bad in ("", "GPU 0: , sm_90", "NVIDIA"):
+        try:
+            ok = expect(f"gpu_slug({bad!r})", gpu_slug(bad), "ValueError") and ok
+        except ValueError:
+            print(f"ok   gpu_slug({bad!r}): ValueError")
+    return ok
+
+
+def selftest_peak_and_gpus():
+    """% of peak and the GPU table, from tests/data (hand-made test data, not a measurement)."""
+    data_dir = os.path.join(ROOT, "tests", "data")
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        a, b = os.path.join(tmp, "h100"), os.path.join(tmp, "h200")
+        os.makedirs(a)
+        shutil.copy(os.path.join(data_dir, "timings.csv"), a)
+
+        def row(lines, kernel):
+            return next((l for l in lines if f"`{kernel}`" in l), "")
+        lines = progression_table(Data(a))
+        ok = expect("no ceilings: caption", lines[1].startswith(
+            "*% of peak (FP32 rows against `fma_fp32`"), True) and ok
+        ok = expect("no ceilings: naive_coalesced's % of peak",
+                    row(lines, "naive_coalesced").split(" | ")[7], "") and ok
+        shutil.copy(os.path.join(data_dir, "ceilings.csv"), a)
+        lines = progression_table(Data(a))
+        # tests/data/ceilings.csv: fma_fp32 62, wgmma_bf16 1000, mma_sync_bf16 500, copy 3000
+        for kernel, want in (("naive_coalesced", "10.0%"), ("wmma", "22.9%"),
+                             ("transpose_padded", "91.9%")):
+            ok = expect(f"{kernel}'s % of peak", row(lines, kernel).split(" | ")[7], want) and ok
+        ok = expect("caption names wgmma_bf16", "BF16 rows against `wgmma_bf16`" in lines[1],
+                    True) and ok
+        rows, meta = read_csv(os.path.join(a, "ceilings.csv"))
+        for r in rows:
+            if r["ceiling"] == "wgmma_bf16":
+                r["value"] = ""  # not measured: BF16 falls back to mma.sync
+        write_csv(os.path.join(a, "ceilings.csv"), rows, list(rows[0]), meta)
+        ok = expect("wmma against mma_sync_bf16",
+                    row(progression_table(Data(a)), "wmma").split(" | ")[7], "45.8%") and ok
+        write_csv(os.path.join(a, "ceilings.csv"), rows, list(rows[0]),
+                  dict(meta, device="GPU 0: another GPU, sm_80"))
+        try:
+            progression_table(Data(a))
+            ok = expect("ceilings of another GPU", "accepted", "KeyError") and ok
+        except KeyError as e:
+            print(f"ok   ceilings of another GPU: KeyError {e}")
+
+        # One record: its columns and a line that names the other as missing.
+        o = parse_opts("gpus=h100,h200")
+        lines = gpus_table(Data(a), o)
+        ok = expect("one record: H200 named missing",
+                    any("No record of the H200 yet" in l for l in lines), True) and ok
+        ok = expect("one record: header", lines[3], "| chapter | kernel | shape | baseline | "
+                    "H100 ms | H100 % of baseline | why |") and ok
+        # Two records: the change in points and the why.
+        os.makedirs(b)
+        rows, meta = read_csv(os.path.join(a, "timings.csv"))
+        for r in rows:
+            if r["kernel"] == "naive_coalesced":
+                r["pct"] = "10.5"
+        write_csv(os.path.join(b, "timings.csv"), rows, list(rows[0]), meta)
+        with open(os.path.join(tmp, "why_moved.csv"), "w") as f:
+            f.write("# test data\nchapter,kernel,why\n01_naive,naive_coalesced,a test sentence\n")
+        lines = gpus_table(Data(a), o)
+        ok = expect("two records: naive_coalesced", row(lines, "naive_coalesced"),
+                    "| 01_naive | `naive_coalesced` | 4096³ | `cublas` | 22.150 | 12.0% | "
+                    "22.150 | 10.5% | −1.5 | a test sentence |") and ok
+        with open(os.path.join(tmp, "why_moved.csv"), "a") as f:
+            f.write("01_naive,no_such_kernel,a typo\n")
+        try:
+            gpus_table(Data(a), o)
+            ok = expect("why of no step", "accepted", "KeyError") and ok
+        except KeyError as e:
+            print(f"ok   why of no step: KeyError {e}")
+    return ok
+
+
+def selftest():
+    results = [selftest_slugs(), selftest_peak_and_gpus(), selftest_edit()]
+    print("selftest: " + ("all hold" if all(results) else "FAILED"))
+    return 0 if all(results) else 1
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("readmes", nargs="*")
-    ap.add_argument("--results", default=os.path.join(ROOT, "docs", "results"))
+    ap.add_argument("--results", help="a record folder (default: docs/results/<PRIMARY>)")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--write", action="store_true")
     g.add_argument("--check", action="store_true")
     g.add_argument("--requests", action="store_true")
     g.add_argument("--selftest", action="store_true")
+    g.add_argument("--slug", metavar="DEVICE_LINE", help="print the record folder's name")
     args = ap.parse_args()
+    if args.slug is not None:
+        try:
+            print(gpu_slug(args.slug))
+            return 0
+        except ValueError as e:
+            print(e, file=sys.stderr)
+            return 2
     if args.selftest:
         return selftest()
     if args.requests:
@@ -512,9 +866,12 @@ def main():
             for c, k, s in sorted(need[kind]):
                 print(kind, c, k, s)
         return 0
-    data = Data(args.results)
+    if args.results and not os.path.isdir(args.results):
+        print(f"--results {args.results}: no such folder", file=sys.stderr)
+        return 2
+    data = Data(args.results or primary_dir())
     problems = []
-    for path in args.readmes or readmes():
+    for path in args.readmes or documents():
         problems += process(os.path.abspath(path), data, args.write)
     for p in problems:
         print(p)
