@@ -568,6 +568,136 @@ def gpus_table(data, o):
     return lines + [""] + table(head, body)
 
 
+def flush_table(data, o):
+    """The L2 flush two ways (tools/flush_compare.py, the record's flush.csv): per case, the
+    median over its runs of the kernel's and its baseline's time and of the ratio."""
+    path = os.path.join(data.results, "flush.csv")
+    if not os.path.exists(path):
+        raise KeyError(f"{data.where}/flush.csv is missing (tools/flush_compare.py)")
+    rows, meta = read_csv(path)
+    cases, order = {}, []
+    for r in rows:
+        key = (r["kernel"], r["shape"])
+        if key not in cases:
+            order.append(key)
+        cases.setdefault(key, {}).setdefault(r["flush"], []).append(r)
+
+    def med(v):
+        v = sorted(v)
+        n = len(v)
+        return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+    body = []
+    for key in order:
+        cells = [f"`{key[0]}`", shape_name(key[1])]
+        pct = {}
+        for how in ("memset", "read"):
+            rs = cases[key].get(how, [])
+            if not rs:
+                raise KeyError(f"flush.csv has no '{how}' run of {key[0]} {key[1]}")
+            pct[how] = med([float(r["pct"]) for r in rs])
+            cells += [f"{med([float(r['ms']) for r in rs]) * 1e3:.2f}",
+                      f"{med([float(r['baseline_ms']) for r in rs]) * 1e3:.2f}",
+                      f"{pct[how]:.1f}%"]
+        cells.append(signed(round(pct["read"], 1) - round(pct["memset"], 1)))
+        body.append(cells)
+    runs = max(int(r["run"]) for r in rows)
+    base = sorted({r["baseline"] for r in rows})
+    head = ["kernel", "shape", "memset: µs", "baseline µs", "% of baseline", "read: µs",
+            "baseline µs", "% of baseline", "change (points)"]
+    return [f"*{gpu_name(meta)}, CUDA {cuda_version(meta)}: `{data.where}/flush.csv`; median of "
+            f"{runs} processes per flush; baselines " + ", ".join(f"`{b}`" for b in base) +
+            ".*", ""] + table(head, body)
+
+
+def smem_model_rows(data):
+    """The model's predictions (docs/results/smem_model.csv, tests/smem_model.cu)."""
+    path = os.path.join(os.path.dirname(data.results), "smem_model.csv")
+    if not os.path.exists(path):
+        raise KeyError("docs/results/smem_model.csv is missing (build/tests/smem_model)")
+    return read_csv(path)[0]
+
+
+def smem_table(data, o):
+    """The bank-conflict model against Nsight Compute: wavefronts per shared-memory instruction,
+    predicted (smem_model.csv) and measured (counters.csv: wavefronts over the instructions,
+    LDS and LDSM for loads, STS for stores). A row off by more than 5 % in wavefronts per
+    instruction or in instructions must say why (docs/results/smem_why.csv)."""
+    model = smem_model_rows(data)
+    why_path = os.path.join(os.path.dirname(data.results), "smem_why.csv")
+    why = {}
+    for r in (read_csv(why_path)[0] if os.path.exists(why_path) else []):
+        why[(r["chapter"], r["kernel"], r["op"])] = r["why"].replace("|", "\\|")
+    chapters = set(o.get("chapters", [])) - {""}
+    kernels, by = [], {}
+    for r in model:
+        if chapters and r["chapter"] not in chapters:
+            continue
+        key = (r["chapter"], r["kernel"], r["shape"])
+        if key not in by:
+            kernels.append(key)
+        by.setdefault(key, {})[r["op"]] = r
+    body, notes = [], []
+    for chapter, kernel, shape in kernels:
+        launches = data.counter(chapter, kernel, shape)
+        c = {k: sum(num_or_nan(x.get(k)) for x in launches) for k in
+             ("lds_wavefronts", "sts_wavefronts", "lds_inst", "ldsm_inst", "sts_inst")}
+        cells = [f"`{kernel}`"]
+        reasons = []
+        for op in ("ld", "st"):
+            m = by[(chapter, kernel, shape)].get(op)
+            if m is None or float(m["instructions"]) == 0:
+                cells += ["—", "—"]
+                continue
+            per = float(m["per_instruction"])
+            wav = c["lds_wavefronts"] if op == "ld" else c["sts_wavefronts"]
+            inst = c["lds_inst"] + c["ldsm_inst"] if op == "ld" else c["sts_inst"]
+            if inst != inst or inst == 0:
+                cells += [f"{per:.2f}", "—"]
+                continue
+            meas = wav / inst
+            off = abs(meas / per - 1) > 0.05 or abs(inst / float(m["instructions"]) - 1) > 0.05
+            w = why.get((chapter, kernel, op))
+            mark = ""
+            if off:
+                if not w:
+                    raise KeyError(f"{chapter} {kernel} {op}: model {per:.2f} wavefronts per "
+                                   f"instruction and {float(m['instructions']):.4g} instructions, "
+                                   f"measured {meas:.2f} and {inst:.4g}: more than 5 % apart, "
+                                   "and docs/results/smem_why.csv says nothing of it")
+                notes.append(w)
+                mark = f" ({len(notes)})"
+            cells += [f"{per:.2f}", f"{meas:.2f}{mark}"]
+        body.append(cells)
+    head = ["kernel", "loads: model", "loads: measured", "stores: model", "stores: measured"]
+    out = [caption(data, data.cmeta, "counters.csv", "") .rstrip(".*") +
+           "; the model: `docs/results/smem_model.csv` (`tests/smem_model.cu`); wavefronts "
+           "per warp instruction, loads with `ldmatrix`.*", ""] + table(head, body)
+    if notes:
+        out += [""] + [f"({i}) {n}" for i, n in enumerate(notes, 1)]
+    return out
+
+
+def num_or_nan(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def ceilings_table(data, o):
+    """The record's measured ceilings (tools/ceilings)."""
+    path = os.path.join(data.results, "ceilings.csv")
+    if not os.path.exists(path):
+        raise KeyError(f"{data.where}/ceilings.csv is missing (build/tools/ceilings/ceilings)")
+    rows, meta = read_csv(path)
+    body = [[f"`{r['ceiling']}`", (f"{float(r['value']):.0f}" if r["value"] and
+                                   float(r["value"]) >= 100 else r["value"] and
+                                   f"{float(r['value']):.1f}") or "not measured", r["unit"],
+             r["detail"]] for r in rows]
+    return [f"*{gpu_name(meta)}, CUDA {cuda_version(meta)}: `{data.where}/ceilings.csv`.*",
+            ""] + table(["ceiling", "rate", "unit", "how"], body)
+
+
 PLOTS = [("progression_steps.png", "Every step against cuBLAS"),
          ("progression_sizes.png", "Each chapter's answer over sizes"),
          ("progression_roofline.png", "Every step on the roofline of the measured ceilings")]
@@ -611,6 +741,12 @@ def render(kind, o, data, doc=os.path.join(ROOT, "README.md")):
         return waves_table(data, o)
     if kind == "dram":
         return dram_table(data, o)
+    if kind == "flush":
+        return flush_table(data, o)
+    if kind == "smem":
+        return smem_table(data, o)
+    if kind == "ceilings":
+        return ceilings_table(data, o)
     raise KeyError(f"unknown table kind '{kind}'")
 
 
@@ -704,6 +840,11 @@ def requests(results=None):
                 need["timings"] |= {(o["chapter"], k, s) for k in o["kernels"] for s in o["shapes"]}
             elif kind == "counters":
                 need["counters"] |= {(o["chapter"], k, o["shape"][0]) for k in o["kernels"]}
+            elif kind == "smem":
+                model = os.path.join(RESULTS, "smem_model.csv")
+                if os.path.exists(model):
+                    need["counters"] |= {(r["chapter"], r["kernel"], r["shape"])
+                                         for r in read_csv(model)[0]}
     return need
 
 
