@@ -85,7 +85,8 @@ def main():
         f.write(f"# device: {device}\n# date: {datetime.date.today().isoformat()}\n"
                 f"# command: tools/flush_compare.py --build BUILD --runs {args.runs}\n")
         w = csv.DictWriter(f, fieldnames=["chapter", "kernel", "shape", "flush", "run", "ms",
-                                          "baseline", "baseline_ms", "pct"])
+                                          "baseline", "baseline_ms", "pct"],
+                           lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
     print(f"CSV: {args.out}")

@@ -1,106 +1,110 @@
 #!/usr/bin/env bash
 # The recorded run behind the READMEs' tables, on the GPU(s) at hand, into one record folder:
-# the ceilings (tools/ceilings), every step's timing (tools/progression.py --sizes --tables),
-# the Nsight Compute counters the tables ask for (tools/profile.py --tables) and the two L2
-# flushes (tools/flush_compare.py), then the plots.
+# every step's timing (tools/progression.py --sizes --tables), the Nsight Compute counters the
+# tables ask for (tools/profile.py --tables), the ceilings (tools/ceilings), the two L2 flushes
+# (tools/flush_compare.py), then the plots.
 #
 # usage: tools/record.sh BUILD OUT [STAGE...]
-#   stages: ceilings timings counters flush plots   (default: all, in that order)
-#   OUT: the record folder, docs/results/<gpu> (tools/tables.py --slug "$(BUILD/01_naive/naive
-#        --list >/dev/null; ...)" names it; e.g. docs/results/h200)
+#   stages: timings counters ceilings flush   (default: all four); the plots are drawn last
+#   OUT: the record folder, docs/results/<gpu>: `tools/tables.py --slug "$(BUILD/01_naive/naive
+#        --list >/dev/null; nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"`
+#        names it (h100, h200, ...)
+#   The GPUs: those in CUDA_VISIBLE_DEVICES, else every one nvidia-smi -L lists.
 #
-# With several GPUs visible (nvidia-smi -L), the chapters are dealt out among them and run at
-# the same time, each chapter on one GPU: every row is still a kernel and its baseline timed in
-# one process on one GPU, and a chapter's rows share a GPU. The parts' CSVs are merged into
-# OUT/timings.csv and OUT/counters.csv, whose command line says which chapters ran where.
-set -euo pipefail
+# The chapters are dealt out in four groups, 08 alone in the first (it has the most rows). Each
+# group runs on one GPU, its timings and then its counters, all groups at once (group g on the
+# g-th GPU; with fewer GPUs than groups, one group after another); the flushes and the ceilings
+# follow on two of the groups' GPUs, so nothing else runs on a GPU while it is timed.
+# Every row is still a kernel and its baseline timed in one process on one GPU, and a chapter's
+# rows share a GPU. The parts' CSVs are merged into OUT/timings.csv and OUT/counters.csv, whose
+# command line says which chapters ran on which GPU.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -lt 2 ]; then sed -n '2,15p' "$0"; exit 2; fi
+if [ $# -lt 2 ]; then sed -n '2,19p' "$0"; exit 2; fi
 build=$1
 out=$2
 shift 2
-stages=${*:-ceilings timings counters flush plots}
-mkdir -p "$out/parts"
-gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-[ "$gpus" -ge 1 ] || { echo "record.sh: no GPU (nvidia-smi -L lists none)" >&2; exit 77; }
-
-# The chapters, dealt out by their number of rows (08 has the most), largest first.
-groups=("08_hopper" "06_splitk,07_pipelined" "04_coalesced,05_tensorcore"
-        "01_naive,02_transpose_copy,03_tiled")
-if [ "$gpus" -eq 1 ]; then
-  groups=("01_naive,02_transpose_copy,03_tiled,04_coalesced,05_tensorcore,06_splitk,07_pipelined,08_hopper")
-elif [ "$gpus" -eq 2 ]; then
-  groups=("08_hopper,01_naive" "02_transpose_copy,03_tiled,04_coalesced,05_tensorcore,06_splitk,07_pipelined")
-elif [ "$gpus" -eq 3 ]; then
-  groups=("08_hopper" "06_splitk,07_pipelined,01_naive" "02_transpose_copy,03_tiled,04_coalesced,05_tensorcore")
+stages=" ${*:-timings counters ceilings flush} "
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+  IFS=, read -r -a gpus <<<"$CUDA_VISIBLE_DEVICES"
+else
+  mapfile -t gpus < <(nvidia-smi -L 2>/dev/null | sed -n 's/^GPU \([0-9]*\):.*/\1/p')
 fi
+[ "${#gpus[@]}" -ge 1 ] || { echo "record.sh: no GPU (nvidia-smi -L lists none)" >&2; exit 77; }
+groups=("08_hopper" "06_splitk" "04_coalesced,05_tensorcore"
+        "01_naive,02_transpose_copy,03_tiled,07_pipelined")
+flush_group=2  # the flushes after group 2's counters; the ceilings after the last group's
+mkdir -p "$out/parts"
 
-# Runs one part per group, group g on GPU g mod gpus, all at once; waits for every part.
-parallel() {  # parallel NAME COMMAND...   (COMMAND gets --only GROUP appended)
-  local name=$1 pids=() g=0 status=0
-  shift
-  for grp in "${groups[@]}"; do
-    local dir="$out/parts/$name$g"
-    mkdir -p "$dir"
-    CUDA_VISIBLE_DEVICES=$((g % gpus)) "$@" "$dir" --only "$grp" >"$dir/log.txt" 2>&1 &
-    pids+=($!)
-    g=$((g + 1))
-  done
-  for p in "${pids[@]}"; do wait "$p" || status=1; done
+# One group's pipeline on one GPU: its timings, then its counters (and, for the last group, the
+# ceilings and the flushes).
+run_group() {  # run_group INDEX GPU
+  local g=$1 dev=$2 grp=${groups[$1]} status=0
+  export CUDA_VISIBLE_DEVICES=$dev
+  if [[ $stages == *" timings "* ]]; then
+    python3 tools/progression.py --build "$build" --sizes --tables --out "$out/parts/timings$g" \
+      --only "$grp" >"$out/parts/timings$g.log" 2>&1 || status=1
+  fi
+  if [[ $stages == *" counters "* ]]; then
+    python3 tools/profile.py "$build" --tables "$out/parts/counters$g" --only "$grp" \
+      >"$out/parts/counters$g.log" 2>&1 || status=1
+  fi
+  if [ "$g" = $((${#groups[@]} - 1)) ] && [[ $stages == *" ceilings "* ]]; then
+    "$build/tools/ceilings/ceilings" --csv "$out/ceilings.csv" >"$out/parts/ceilings.log" 2>&1 \
+      || status=1
+  fi
+  if [ "$g" = $flush_group ] && [[ $stages == *" flush "* ]]; then
+    python3 tools/flush_compare.py --build "$build" --runs 3 --out "$out/flush.csv" \
+      >"$out/parts/flush.log" 2>&1 || status=1
+  fi
   return $status
 }
 
 merge() {  # merge NAME CSV: the parts' CSVs into OUT/CSV, in chapter order
-  python3 - "$out" "$1" "$2" "${groups[@]}" <<'PY'
+  python3 - "$out" "$1" "$2" "${#gpus[@]}" "${gpus[@]}" -- "${groups[@]}" <<'PY'
 import os, sys
 sys.path.insert(0, "tools")
 import tables
-out, name, csvname, groups = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+out, name, csvname, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+gpus = sys.argv[5:5 + n]
+groups = sys.argv[6 + n:]
 rows, metas, fields = [], [], None
 for g, grp in enumerate(groups):
     path = os.path.join(out, "parts", f"{name}{g}", csvname)
+    if not os.path.exists(path):
+        sys.exit(f"{path} is missing: see {out}/parts/{name}{g}.log")
     r, meta = tables.read_csv(path)
     with open(path) as f:
         fields = fields or next(l for l in f if not l.startswith("#")).strip().split(",")
     rows += r
-    metas.append((grp, meta))
-names = {tables.gpu_name(m) for _, m in metas}
-if len(names) != 1:
-    sys.exit(f"the parts ran on different kinds of GPU: {names}")
-rows.sort(key=lambda r: r["chapter"])
-parts = "; ".join(f"--only {grp} on GPU {g} ({m.get('command', '?')})"
-                  for g, (grp, m) in enumerate(metas))
-meta = {"device": metas[0][1]["device"], "date": metas[0][1]["date"],
-        "command": f"tools/record.sh BUILD OUT: {len(groups)} parts at once, each chapter's rows "
-                   f"on one GPU of the machine: {parts}"}
+    metas.append((g, grp, meta))
+kinds = {tables.gpu_name(m) for _, _, m in metas}
+if len(kinds) != 1:
+    sys.exit(f"the parts ran on different kinds of GPU: {kinds}")
+rows.sort(key=lambda r: r["chapter"])  # stable: each chapter's rows in the order they ran
+where = "; ".join(f"{grp} on GPU {gpus[g % n]}" for g, grp, _ in metas)
+meta = {"device": metas[0][2]["device"], "date": metas[0][2]["date"],
+        "command": f"tools/record.sh BUILD OUT: {metas[0][2].get('command', '?')}, the chapters "
+                   f"in {len(groups)} parts at once, each on one GPU of one machine ({where})"}
 tables.write_csv(os.path.join(out, csvname), rows, fields, meta)
 print(f"{len(rows)} rows: {os.path.join(out, csvname)}")
 PY
 }
 
 status=0
-for stage in $stages; do
-  case $stage in
-    ceilings)
-      CUDA_VISIBLE_DEVICES=0 "$build/tools/ceilings/ceilings" --csv "$out/ceilings.csv" || status=1
-      ;;
-    timings)
-      parallel timings python3 tools/progression.py --build "$build" --sizes --tables --out \
-        || status=1
-      merge timings timings.csv || status=1
-      ;;
-    counters)
-      parallel counters python3 tools/profile.py "$build" --tables || status=1
-      merge counters counters.csv || status=1
-      ;;
-    flush)
-      CUDA_VISIBLE_DEVICES=0 python3 tools/flush_compare.py --build "$build" \
-        --out "$out/flush.csv" || status=1
-      ;;
-    plots)
-      python3 tools/plot_progression.py "$out" || status=1
-      ;;
-    *) echo "record.sh: unknown stage $stage" >&2; exit 2 ;;
-  esac
+pids=()
+for g in "${!groups[@]}"; do
+  run_group "$g" "${gpus[$((g % ${#gpus[@]}))]}" &
+  pids+=($!)
+  # With fewer GPUs than groups, the groups that share a GPU run one after another.
+  if [ $(((g + 1) % ${#gpus[@]})) = 0 ] || [ "${#gpus[@]}" -lt "${#groups[@]}" ]; then
+    for p in "${pids[@]}"; do wait "$p" || status=1; done
+    pids=()
+  fi
 done
+for p in "${pids[@]}"; do wait "$p" || status=1; done
+grep -h -B2 -A8 -i "error\|failed\|Traceback" "$out"/parts/*.log | head -40
+[[ $stages == *" timings "* ]] && { merge timings timings.csv || status=1; }
+[[ $stages == *" counters "* ]] && { merge counters counters.csv || status=1; }
+python3 tools/plot_progression.py "$out" || status=1
 exit $status

@@ -111,7 +111,7 @@ def write_csv(path, rows, fields, meta):
     with open(path, "w", newline="") as f:
         for k, v in meta.items():
             f.write(f"# {k}: {v}\n")
-        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
 
