@@ -11,8 +11,9 @@
 
 namespace {
 
-// One size: the input (random, from the seed), one output buffer shared by all kernels, and
-// the input on the host, against which every output is compared exactly.
+// One size: the input (random, from the seed), one output buffer shared by all kernels (between
+// two guard zones, common/matrix.h), and the input on the host, against which every output is
+// compared exactly.
 class CopyCase : public Case {
  public:
   CopyCase(const std::vector<CopyKernel>& kernels, const Shape& s, uint64_t seed)
@@ -33,7 +34,15 @@ class CopyCase : public Case {
     }
   }
 
-  void poison_output() override { poison(out_.get(), out_.bytes()); }
+  void poison_output() override {
+    poison(out_.get(), out_.bytes());
+    out_.fill_guards();
+  }
+
+  std::string check_guards() override {
+    const auto t = out_.check_guards();
+    return t ? describe_guard_touch(*t, "out", out_.size()) : "";
+  }
 
   std::vector<unsigned char> output_bytes() override {
     std::vector<unsigned char> b(out_.bytes());
@@ -69,7 +78,8 @@ class CopyCase : public Case {
   const std::vector<CopyKernel>& kernels_;
   int rows_, cols_;
   size_t n_;
-  DeviceBuffer<float> in_, out_;
+  DeviceBuffer<float> in_;
+  GuardedBuffer out_;
   std::unique_ptr<Cublas> cublas_;
   std::vector<float> in_host_, out_host_, ref_t_;
 };
@@ -84,7 +94,9 @@ int run_copy_chapter(const CliSpec& spec, const std::vector<CopyKernel>& kernels
   for (const CopyKernel& k : kernels) ch.kernels.push_back({k.name, k.baseline, k.role});
   ch.rate_unit = "GB/s";
   ch.rate_scale = 1e-9;
-  ch.device_bytes = [](const Shape& s) { return 2 * sizeof(float) * size_t(s.M) * s.N; };
+  ch.device_bytes = [](const Shape& s) {
+    return 2 * sizeof(float) * size_t(s.M) * s.N + 2 * kGuardBytes;
+  };
   ch.make_case = [&kernels](const Shape& s, uint64_t seed) -> std::unique_ptr<Case> {
     return std::make_unique<CopyCase>(kernels, s, seed);
   };

@@ -21,8 +21,9 @@ struct CopyKernel {
   Role role = Role::kStep;
 };
 
-// Random input from the seed, output poisoned with NaN before every run, every output checked
-// bit-exact against the input (copies) or its transpose computed on the host. Rates in GB/s
-// of bytes read + written. Returns the exit code (cli.h).
+// Random input from the seed, output poisoned with NaN before every run and held between two
+// guard zones (a write outside it fails, common/matrix.h), every output checked bit-exact
+// against the input (copies) or its transpose computed on the host. Rates in GB/s of bytes
+// read + written. Returns the exit code (cli.h).
 int run_copy_chapter(const CliSpec& spec, const std::vector<CopyKernel>& kernels, int argc,
                      char** argv);

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstdlib>
+#include <initializer_list>
 #include <sstream>
 
 namespace {
@@ -134,7 +135,10 @@ std::string usage_text(const CliSpec& spec) {
     o << " " << s.M << "x" << s.N;
     if (spec.has_k) o << "x" << s.K;
   }
-  o << "\nExit status: 0 pass, 1 verification failure, 2 bad usage, 77 no CUDA device.\n";
+  o << "\nGive the size one way: --shapes, --size, or --m --n"
+    << (spec.has_k ? " --k" : "") << "; each option at most once.\n"
+    << "Exit status: 0 pass, 1 verification failure (a wrong element, or a write outside the\n"
+    << "output), 2 bad usage, 77 no usable GPU or an exercise not written yet (skip).\n";
   return o.str();
 }
 
@@ -147,6 +151,8 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
   std::vector<Shape> shapes;
   std::string kernel = "all";
   std::vector<std::pair<const IntOption*, int64_t>> own_values;  // stored once all is valid
+  std::vector<std::string> seen;  // the options given so far: each may be given once
+  std::vector<std::string> size_flags;  // --shapes, --size, --m, --n, --k as given, in order
 
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -175,6 +181,18 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
     const IntOption* own = nullptr;
     for (const auto& x : spec.options)
       if (arg == x.flag) own = &x;
+
+    // Given twice, an option would silently take one of its two values: refuse it.
+    const std::string name = arg == "-h" ? "--help" : arg;
+    for (const auto& prev : seen)
+      if (prev == name) {
+        *error = name + " given twice";
+        return CliStatus::kError;
+      }
+    seen.push_back(name);
+    if (name == "--shapes" || name == "--size" || name == "--m" || name == "--n" ||
+        name == "--k")
+      size_flags.push_back(name);
 
     if (arg == "--help" || arg == "-h") {
       if (!no_value()) return CliStatus::kError;
@@ -211,7 +229,6 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
       if (!take_value()) return CliStatus::kError;
       std::stringstream ss(value);
       std::string item;
-      shapes.clear();
       while (std::getline(ss, item, ',')) {
         Shape s;
         if (!parse_shape(spec, item, &s, error)) return CliStatus::kError;
@@ -248,17 +265,31 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
     }
   }
 
-  // Sizes: --shapes, or --size/--m/--n/--k, or the chapter's defaults.
-  bool any_size = size || m || n || k;
-  if (!shapes.empty() && any_size) {
-    *error = "give either --shapes or --size/--m/--n/--k, not both";
+  // Sizes: --shapes, or --size, or --m/--n/--k, or the chapter's defaults; never two of the
+  // three ways (which would win is a guess).
+  auto first_of = [&](std::initializer_list<const char*> names) -> std::string {
+    for (const auto& f : size_flags)
+      for (const char* x : names)
+        if (f == x) return f;
+    return "";
+  };
+  const std::string by_shapes = first_of({"--shapes"}), by_size = first_of({"--size"}),
+                    by_mnk = first_of({"--m", "--n", "--k"});
+  if (!by_shapes.empty() && (!by_size.empty() || !by_mnk.empty())) {
+    *error = by_shapes + " and " + (by_size.empty() ? by_mnk : by_size) +
+             " both give the problem size: use one";
     return CliStatus::kError;
   }
+  if (!by_size.empty() && !by_mnk.empty()) {
+    *error = by_size + " and " + by_mnk + " both give the problem size: use one";
+    return CliStatus::kError;
+  }
+  bool any_size = size || m || n || k;
   if (any_size) {
-    Shape s;
-    s.M = m ? m : size;
-    s.N = n ? n : size;
-    s.K = spec.has_k ? (k ? k : size) : 1;
+    Shape s;  // --size S, or all of --m, --n (and --k)
+    s.M = size ? size : m;
+    s.N = size ? size : n;
+    s.K = spec.has_k ? (size ? size : k) : 1;
     if (!s.M || !s.N || !s.K) {
       *error = spec.has_k ? "give all of --m, --n and --k, or --size"
                           : "give both --m and --n, or --size";

@@ -1,14 +1,18 @@
 // The command line shared by every chapter program (host only; no GPU needed to parse).
 //
-//   --m M --n N --k K | --size S    one problem size (S sets all three; --m/--n/--k override)
+//   --m M --n N --k K | --size S    one problem size (S sets all three)
 //   --shapes MxNxK,MxNxK,...        several sizes (the GPU tests use this)
+//   (one way of giving the size, each option at most once: anything else is refused)
 //   --kernel NAME[,NAME...]|all|sweep|exercises   which kernel(s); default all
 //   --check / --bench               verify only / verify then time; default both
 //   --twice                         run each verified kernel again on the same input: same bits
 //   --sequential                    time each kernel's runs back to back (default: interleaved)
 //   --reps R  --seed S  --csv FILE  --list  --help
+//   and a chapter's own options (CliSpec::options, e.g. chapter 06's --splits S)
 //
-// Exit codes used by every program: 0 pass, 1 verification failure, 2 bad usage, 77 no GPU.
+// Exit codes used by every program: 0 pass, 1 verification failure (a wrong element, or a
+// write into the guard zones around an output: matrix.h), 2 bad usage, 77 no usable GPU or an
+// exercise not written yet (exercise.h).
 #pragma once
 
 #include <climits>

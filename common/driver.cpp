@@ -121,6 +121,10 @@ int run_chapter(Chapter ch, int argc, char** argv) {
   std::unique_ptr<Timer> timer;
   if (opt.bench) timer = std::make_unique<Timer>();
 
+  auto shape_text = [&](const Shape& s) {
+    return std::to_string(s.M) + "x" + std::to_string(s.N) +
+           (ch.cli.has_k ? "x" + std::to_string(s.K) : "");
+  };
   for (const auto& s : opt.shapes) {
     auto c = ch.make_case(s, opt.seed);
     size_t first_row = rows.size();
@@ -160,10 +164,22 @@ int run_chapter(Chapter ch, int argc, char** argv) {
         r.status = v->pass ? "pass" : "FAIL";
         if (!v->pass) {
           ++failures;
-          std::fprintf(stderr, "%dx%dx%d ", s.M, s.N, s.K);
+          std::fprintf(stderr, "%s ", shape_text(s).c_str());
           print_mismatches(stderr, r.kernel.c_str(), *v);
         }
       }
+      // A write outside the output (into a guard zone, matrix.h) fails like a wrong element,
+      // whatever the output itself holds.
+      auto guards_hold = [&] {
+        const std::string touched = c->check_guards();
+        if (touched.empty()) return true;
+        std::fprintf(stderr, "%s %s: FAIL %s\n", shape_text(s).c_str(), r.kernel.c_str(),
+                     touched.c_str());
+        if (r.status != "FAIL") ++failures;
+        r.status = "FAIL";
+        return false;
+      };
+      guards_hold();
       // --twice: the same input again, into a poisoned output: the same bits, or a failure.
       if (opt.twice && r.status == "pass") {
         const std::vector<unsigned char> first = c->output_bytes();
@@ -172,11 +188,12 @@ int run_chapter(Chapter ch, int argc, char** argv) {
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaDeviceSynchronize());
         if (c->output_bytes() != first) {
-          std::fprintf(stderr, "%dx%dx%d %s: a second run on the same input gave other bits\n",
-                       s.M, s.N, s.K, r.kernel.c_str());
+          std::fprintf(stderr, "%s %s: a second run on the same input gave other bits\n",
+                       shape_text(s).c_str(), r.kernel.c_str());
           r.status = "FAIL";
           ++failures;
         }
+        guards_hold();
       }
       row_of[i] = rows.size();
       rows.push_back(r);

@@ -38,10 +38,16 @@ class Case {
  public:
   virtual ~Case() = default;
   virtual void launch(size_t kernel) = 0;  // enqueue kernel `kernel` (index into kernels)
-  virtual void poison_output() = 0;        // NaN into the output(s)
+  // NaN into the output(s), and the guard pattern into the guard zones around them (matrix.h),
+  // so that each verified run is judged on its own.
+  virtual void poison_output() = 0;
   // Checks the output of the kernel just run. nullopt: this kernel is the reference itself
   // and nothing independent is available at this size to compare it with.
   virtual std::optional<VerifyResult> verify_output(size_t kernel) = 0;
+  // After every verified run: "" while the guard zones around every output are untouched, else
+  // one line saying which guard of which output, where, and what was found
+  // (describe_guard_touch). A touched guard fails the kernel like a wrong element.
+  virtual std::string check_guards() = 0;
   // The output's bytes as they are now (--twice compares two runs' outputs with them).
   virtual std::vector<unsigned char> output_bytes() = 0;
   virtual double work() const = 0;  // FLOPs (GEMM) or bytes moved (copies), for the rate column

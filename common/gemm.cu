@@ -25,7 +25,7 @@ class GemmCase : public Case {
     bool need_b = false, need_bt = false;
     for (const auto& k : kernels) (k.layout == BLayout::kRowMajor ? need_b : need_bt) = true;
     A_ = DeviceBuffer<T>(size_t(M) * K);
-    C_ = DeviceBuffer<float>(size_t(M) * N);
+    C_ = GuardedBuffer(size_t(M) * N);  // C between two guard zones (matrix.h)
     fill_random(A_.get(), M, K, seed * 4 + 1);
     // B and Bᵀ hold the same logical matrix (same seed), in the two layouts.
     if (need_b) {
@@ -60,6 +60,7 @@ class GemmCase : public Case {
       gpu_gemm_fp64(M, N, K, A_.get(), need_bt ? Bt_.get() : B_.get(),
                     need_bt ? BLayout::kTransposed : BLayout::kRowMajor, C_.get());
       CUDA_CHECK(cudaDeviceSynchronize());
+      exit_if_guard_touched("gpu_gemm_fp64 (the reference itself)");
       CUDA_CHECK(cudaMemcpy(ref_host_.data(), C_.get(), C_.bytes(), cudaMemcpyDeviceToHost));
       if (!cpu_host_.empty()) {
         Tolerance one_rounding{0, 1.0 / (1 << 23), 1.0 / (1 << 23)};
@@ -78,6 +79,7 @@ class GemmCase : public Case {
       poison_output();
       launch(ref_);
       CUDA_CHECK(cudaDeviceSynchronize());
+      exit_if_guard_touched(kernels[ref_].name);
       CUDA_CHECK(cudaMemcpy(ref_host_.data(), C_.get(), C_.bytes(), cudaMemcpyDeviceToHost));
       tol_ = gemm_tolerance(kFp32Roundoff, K, rms(ref_host_.data(), int64_t(M) * N));
     }
@@ -100,7 +102,15 @@ class GemmCase : public Case {
           .gemm(s_.M, s_.N, s_.K, A_.get(), B, k.layout, C_.get());
   }
 
-  void poison_output() override { poison(C_.get(), C_.bytes()); }
+  void poison_output() override {
+    poison(C_.get(), C_.bytes());
+    C_.fill_guards();
+  }
+
+  std::string check_guards() override {
+    const auto t = C_.check_guards();
+    return t ? describe_guard_touch(*t, "C", C_.size()) : "";
+  }
 
   std::optional<VerifyResult> verify_output(size_t i) override {
     CUDA_CHECK(cudaMemcpy(out_host_.data(), C_.get(), C_.bytes(), cudaMemcpyDeviceToHost));
@@ -121,11 +131,19 @@ class GemmCase : public Case {
   double work() const override { return 2.0 * s_.M * s_.N * s_.K; }
 
  private:
+  // The reference run in the constructor must not write outside C either.
+  void exit_if_guard_touched(const char* who) {
+    if (const std::string t = check_guards(); !t.empty()) {
+      std::fprintf(stderr, "%dx%dx%d %s: FAIL %s\n", s_.M, s_.N, s_.K, who, t.c_str());
+      std::exit(kExitFail);
+    }
+  }
+
   const std::vector<GemmKernelT<T>>& kernels_;
   Shape s_;
   Cublas pedantic_{CublasMath::kPedantic}, default_{CublasMath::kDefault};
   DeviceBuffer<T> A_, B_, Bt_;
-  DeviceBuffer<float> C_;
+  GuardedBuffer C_;
   size_t ref_ = SIZE_MAX;  // FP32: the cuBLAS entry that is the reference
   std::vector<float> ref_host_, out_host_, cpu_host_;
   Tolerance tol_;
@@ -152,7 +170,7 @@ int run_gemm(const CliSpec& spec, const std::vector<GemmKernelT<T>>& kernels, in
   ch.device_bytes = [=](const Shape& s) {
     size_t M = s.M, N = s.N, K = s.K;
     return sizeof(T) * (M * K + (need_b ? K * N : 0) + (need_bt ? N * K : 0)) +
-           sizeof(float) * M * N;
+           sizeof(float) * M * N + 2 * kGuardBytes;
   };
   ch.make_case = [&kernels](const Shape& s, uint64_t seed) -> std::unique_ptr<Case> {
     return std::make_unique<GemmCase<T>>(kernels, s, seed);

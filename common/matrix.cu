@@ -1,5 +1,10 @@
 #include "matrix.h"
 
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
 namespace {
 template <typename T>
 __global__ void fill_random_kernel(T* d, int rows, int cols, uint64_t seed, bool transposed) {
@@ -23,3 +28,57 @@ void fill_random(__nv_bfloat16* d, int rows, int cols, uint64_t seed, bool trans
 }
 
 void poison(void* d, size_t bytes) { CUDA_CHECK(cudaMemset(d, 0xFF, bytes)); }
+
+std::optional<GuardTouch> find_guard_touch(const unsigned char* before,
+                                           const unsigned char* after, size_t guard_bytes,
+                                           size_t n) {
+  // Walk out from the output: the touched byte nearest it is the first a tail overrun writes.
+  for (size_t i = 0; i < guard_bytes; ++i)
+    if (after[i] != kGuardByte) {
+      GuardTouch t;
+      const size_t e = i / sizeof(float);  // the float holding byte i
+      t.element = int64_t(n + e);
+      std::memcpy(&t.bits, after + e * sizeof(float), sizeof(float));
+      return t;
+    }
+  for (size_t i = guard_bytes; i-- > 0;)
+    if (before[i] != kGuardByte) {
+      GuardTouch t;
+      t.before = true;
+      const size_t e = i / sizeof(float);  // guard_bytes is a multiple of 4: C[-1] ends it
+      t.element = int64_t(e) - int64_t(guard_bytes / sizeof(float));
+      std::memcpy(&t.bits, before + e * sizeof(float), sizeof(float));
+      return t;
+    }
+  return std::nullopt;
+}
+
+std::string describe_guard_touch(const GuardTouch& t, const char* output, size_t n) {
+  float value;
+  std::memcpy(&value, &t.bits, sizeof value);
+  const long long k = t.before ? -t.element : t.element - int64_t(n) + 1;  // 1st, 2nd, ...
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "guard %s %s touched: %s[%lld] (float %lld %s) holds 0x%08" PRIx32 " (%g)",
+                t.before ? "before" : "after", output, output, static_cast<long long>(t.element),
+                k, t.before ? "before its start" : "past its end", t.bits,
+                static_cast<double>(value));
+  return line;
+}
+
+GuardedBuffer::GuardedBuffer(size_t n) : n_(n), raw_(kGuardBytes + n * sizeof(float) + kGuardBytes) {
+  fill_guards();
+}
+
+void GuardedBuffer::fill_guards() {
+  CUDA_CHECK(cudaMemset(raw_.get(), kGuardByte, kGuardBytes));
+  CUDA_CHECK(cudaMemset(raw_.get() + kGuardBytes + bytes(), kGuardByte, kGuardBytes));
+}
+
+std::optional<GuardTouch> GuardedBuffer::check_guards() const {
+  std::vector<unsigned char> before(kGuardBytes), after(kGuardBytes);
+  CUDA_CHECK(cudaMemcpy(before.data(), raw_.get(), kGuardBytes, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(after.data(), raw_.get() + kGuardBytes + bytes(), kGuardBytes,
+                        cudaMemcpyDeviceToHost));
+  return find_guard_touch(before.data(), after.data(), kGuardBytes, n_);
+}

@@ -1,8 +1,11 @@
-// Device buffers, random inputs and output poisoning.
+// Device buffers, random inputs, output poisoning, and the guard zones around an output.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include <cuda_bf16.h>
 
@@ -62,3 +65,54 @@ __host__ __device__ inline float bf16_round(float x) {
 // Sets every byte to 0xFF: a float or bf16 of all ones is NaN, so any element the kernel
 // forgets to write fails verification.
 void poison(void* d, size_t bytes);
+
+// Guard zones. An output lives in one allocation between two zones of kGuardBytes each, filled
+// with kGuardByte: a write a little outside the output lands there, where the harness looks
+// after every verified run, instead of in the allocation's slack, where nothing would see it.
+//
+//   [ guard before: kGuardBytes ][ the output: n floats ][ guard after: kGuardBytes ]
+//   ^ cudaMalloc (256-byte aligned)  ^ get(): still 256-byte aligned (kGuardBytes % 256 == 0),
+//                                      as TMA (16 bytes) and the 16-byte vector paths need
+//
+// The after-guard starts at the output's last byte + 1, so one element past the end is caught.
+// A write that stores exactly the guard's bytes, or lands beyond a guard, is not seen.
+constexpr size_t kGuardBytes = 4096;  // each side: 1,024 floats
+static_assert(kGuardBytes % 256 == 0, "the output must keep cudaMalloc's 256-byte alignment");
+// 0xA5 in every byte: as a float 0xA5A5A5A5 = -2.87e-16, finite and not the poison (0xFF, NaN),
+// so a write past the end is told apart from an element left unwritten.
+constexpr unsigned char kGuardByte = 0xA5;
+
+// The touched guard element nearest the output: element < 0 is before it (C[-1] is the float
+// just before C[0]), element >= n after it (C[n] is the float just past the end).
+struct GuardTouch {
+  bool before = false;
+  int64_t element = 0;  // index relative to the output's first element
+  uint32_t bits = 0;    // the 4 bytes found there
+};
+
+// Host side of the check (host-tested): `before` and `after` are copies of the two guards of an
+// output of n floats. nullopt when every byte is still kGuardByte.
+std::optional<GuardTouch> find_guard_touch(const unsigned char* before,
+                                           const unsigned char* after, size_t guard_bytes,
+                                           size_t n);
+
+// One line: "guard after C touched: C[4096] (1st float past the end of 4096) holds
+// 0x3f800000 (1)".
+std::string describe_guard_touch(const GuardTouch& t, const char* output, size_t n);
+
+// Owns n floats between two guard zones (above). Filled with the guard pattern when allocated;
+// fill_guards() writes it again, check_guards() reads both zones back.
+class GuardedBuffer {
+ public:
+  GuardedBuffer() = default;
+  explicit GuardedBuffer(size_t n);
+  float* get() const { return reinterpret_cast<float*>(raw_.get() + kGuardBytes); }
+  size_t size() const { return n_; }
+  size_t bytes() const { return n_ * sizeof(float); }
+  void fill_guards();
+  std::optional<GuardTouch> check_guards() const;
+
+ private:
+  size_t n_ = 0;
+  DeviceBuffer<unsigned char> raw_;
+};

@@ -44,8 +44,8 @@ TEST(cli, no_arguments_means_check_and_bench_at_defaults) {
 TEST(cli, sizes_kernel_and_modes) {
   Options o;
   std::string err;
-  CHECK(parse(gemm_spec(), {"--size", "100", "--n=7", "--kernel", "fast", "--check", "--seed", "9",
-                            "--reps", "5"},
+  CHECK(parse(gemm_spec(), {"--m", "100", "--n=7", "--k", "100", "--kernel", "fast", "--check",
+                            "--seed", "9", "--reps", "5"},
               &o, &err) == CliStatus::kOk);
   CHECK(o.shapes.size() == 1 && o.shapes[0].M == 100 && o.shapes[0].N == 7 && o.shapes[0].K == 100);
   CHECK(o.kernels.size() == 1 && o.kernels[0] == "fast");
@@ -154,7 +154,8 @@ TEST(cli, usage_mistakes_are_refused) {
   CHECK(refused({"--m", "4", "--n", "4"}, "give all of --m, --n and --k"));
   CHECK(refused({"--shapes", "4x4"}, "not of the form MxNxK"));
   CHECK(refused({"--shapes", "4x4x4,"}, "comma-separated"));
-  CHECK(refused({"--shapes", "4x4x4", "--size", "8"}, "not both"));
+  CHECK(refused({"--shapes", "4x4x4", "--size", "8"},
+                "--shapes and --size both give the problem size: use one"));
   CHECK(refused({"--check=yes"}, "takes no value"));
 }
 
@@ -167,4 +168,70 @@ TEST(cli, chapters_without_k_refuse_it) {
   CHECK(parse(s, {"--shapes", "3x5"}, &o, &err) == CliStatus::kOk);
   CHECK(o.shapes[0].M == 3 && o.shapes[0].N == 5);
   CHECK(parse(s, {"--shapes", "3x5x7"}, &o, &err) == CliStatus::kError);
+}
+
+// Two ways of giving the size, or one option given twice: refused in one line, never resolved
+// silently (which of the two would a reader expect to win?).
+TEST(cli, conflicting_options_are_refused) {
+  CHECK(refused({"--size", "8", "--m", "5"}, "--size and --m both give the problem size: use one"));
+  CHECK(refused({"--m", "5", "--size", "8"}, "--size and --m both give the problem size: use one"));
+  CHECK(refused({"--size", "8", "--n", "5", "--k", "3"}, "--size and --n both give"));
+  CHECK(refused({"--size", "8", "--k", "3"}, "--size and --k both give"));
+  CHECK(refused({"--shapes", "4x4x4", "--m", "4", "--n", "4", "--k", "4"},
+                "--shapes and --m both give the problem size: use one"));
+  CHECK(refused({"--m", "5", "--n", "5", "--k", "5", "--m", "6"}, "--m given twice"));
+  CHECK(refused({"--m=5", "--n", "5", "--k", "5", "--m", "5"}, "--m given twice"));
+  CHECK(refused({"--size", "8", "--size", "8"}, "--size given twice"));
+  CHECK(refused({"--shapes", "1x1x1", "--shapes", "2x2x2"}, "--shapes given twice"));
+  CHECK(refused({"--kernel", "fast", "--kernel", "cublas"}, "--kernel given twice"));
+  CHECK(refused({"--seed", "1", "--seed", "2"}, "--seed given twice"));
+  CHECK(refused({"--reps", "3", "--reps=3"}, "--reps given twice"));
+  CHECK(refused({"--csv", "a.csv", "--csv", "b.csv"}, "--csv given twice"));
+  CHECK(refused({"--check", "--check"}, "--check given twice"));
+  CHECK(refused({"--bench", "--bench"}, "--bench given twice"));
+  CHECK(refused({"--twice", "--twice"}, "--twice given twice"));
+  CHECK(refused({"--bench", "--sequential", "--sequential"}, "--sequential given twice"));
+  // --check and --bench together are no conflict: verify, then time (the default).
+  Options o;
+  std::string err;
+  CHECK(parse(gemm_spec(), {"--check", "--bench"}, &o, &err) == CliStatus::kOk);
+  CHECK(o.check && o.bench);
+}
+
+// A chapter's own option (chapter 06's --splits) given twice is refused like the shared ones.
+TEST(cli, own_option_given_twice_is_refused) {
+  int splits = 0;
+  CliSpec s = gemm_spec();
+  s.options.push_back({"--splits", "S", "number of K slices", 1, 64, &splits, nullptr});
+  Options o;
+  std::string err;
+  CHECK(parse(s, {"--splits", "4"}, &o, &err) == CliStatus::kOk);
+  CHECK(splits == 4);
+  splits = 0;
+  CHECK(parse(s, {"--splits", "4", "--splits", "8"}, &o, &err) == CliStatus::kError);
+  CHECK(err == "--splits given twice");
+  CHECK(splits == 0);  // nothing stored from a refused command line
+}
+
+// --help names every option parse_cli accepts (the shared ones and the chapter's own) and every
+// exit status, 77 for an exercise not written yet included.
+TEST(cli, help_lists_every_option_and_exit_status) {
+  int splits = 0;
+  CliSpec s = gemm_spec();
+  s.exercises = {"ex_mine"};
+  s.kernels.push_back("ex_mine");
+  s.options.push_back({"--splits", "S", "number of K slices", 1, 64, &splits, nullptr});
+  const std::string u = usage_text(s);
+  for (const char* flag : {"--m", "--n", "--k", "--size", "--shapes", "--kernel", "--splits",
+                           "--check", "--bench", "--sequential", "--twice", "--reps", "--seed",
+                           "--csv", "--list", "--help"})
+    if (u.find(std::string(flag) + " ") == std::string::npos) {
+      std::printf("  --help does not list %s\n", flag);
+      CHECK(false);
+    }
+  CHECK(u.find("0 pass") != std::string::npos);
+  CHECK(u.find("1 verification failure") != std::string::npos);
+  CHECK(u.find("2 bad usage") != std::string::npos);
+  CHECK(u.find("77 no usable GPU") != std::string::npos);
+  CHECK(u.find("exercise not written yet") != std::string::npos);
 }
