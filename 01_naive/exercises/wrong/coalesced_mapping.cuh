@@ -1,4 +1,9 @@
-// Exercise (chapter 01): the coalesced thread mapping. A DELIBERATELY WRONG BODY (tests/meson.build expects it to fail).
+// Exercise (chapter 01): the coalesced thread mapping. A DELIBERATELY WRONG BODY
+// (tests/meson.build expects it to fail). x and y swapped: threadIdx.x and blockIdx.x walk the
+// rows, but the launcher's grid runs x over the columns and y over the rows, so only rows below
+// ceil(N / 32) * 32 and columns below ceil(M / 32) * 32 are computed: a C taller than it is
+// wide (1024x1x513), or 127x129x131 (column 128), keeps elements no thread writes. It fails on
+// every run alike.
 //
 // Write which element of C each thread computes, so that the 32 threads of a warp (consecutive
 // threadIdx.x, one threadIdx.y) take 32 consecutive COLUMNS of one row of C. The loop, the
@@ -25,8 +30,8 @@ __global__ void ex_coalesced_mapping_kernel(int M, int N, int K, const float* __
                                             const float* __restrict__ B,
                                             float* __restrict__ C) {
   // ---- your code: the element (row, col) of C this thread computes ----
-  const int row = blockIdx.y * kNaiveBlock + threadIdx.y;
-  const int col = blockIdx.x * (kNaiveBlock - 1) + threadIdx.x;  // off by one block column
+  const int row = blockIdx.x * kNaiveBlock + threadIdx.x;  // WRONG: x and y swapped
+  const int col = blockIdx.y * kNaiveBlock + threadIdx.y;
   // ---- end of your code ----
   if (row >= M || col >= N) return;  // the grid is rounded up to whole blocks
   float acc = 0.0f;

@@ -1,5 +1,7 @@
 // Exercise (chapter 06): the deterministic reduction of split-K's workspace. A DELIBERATELY
-// WRONG BODY (tests/meson.build expects it to fail).
+// WRONG BODY (tests/meson.build expects it to fail). The running sum starts from slice 0
+// instead of 0.0f, then the loop adds every slice from s = 0: slice 0 is counted twice, in
+// every element of C wherever S > 1, on every run alike.
 //
 // splitk_simt with its reduction kernel taken out. The launcher is written: it plans the tile
 // and S (plan_for, as splitk_gemm does), runs chapter 04's SIMT kernel on the grid (N tiles,
@@ -64,16 +66,16 @@ __global__ void __launch_bounds__(kReduceThreads)
   const int64_t i = int64_t(blockIdx.x) * kReduceThreads + threadIdx.x;
   if (i >= MN) return;
   const float* p = ws + i;
-  float sum = 0.0f;
+  float sum = p[0];  // WRONG: slice 0, which the loop below adds again
   int s = 0;
   for (; s + 8 <= S; s += 8) {
     float v[8];
 #pragma unroll
-    for (int j = 0; j < 8; ++j) v[j] = p[int64_t(s + j) * (MN - 1)];  // stride off by one
+    for (int j = 0; j < 8; ++j) v[j] = p[int64_t(s + j) * MN];  // 8 loads in flight
 #pragma unroll
     for (int j = 0; j < 8; ++j) sum += v[j];  // added strictly in slice order
   }
-  for (; s < S; ++s) sum += p[int64_t(s) * (MN - 1)];  // stride off by one
+  for (; s < S; ++s) sum += p[int64_t(s) * MN];
   C[i] = sum;
   // ---- end of your code ----
 }
