@@ -45,6 +45,7 @@
 
 #include "07_pipelined/pad.cuh"
 #include "07_pipelined/pipelined.cuh"  // grouped_tile
+#include "08_hopper/exercises/bounded_wait.cuh"  // the bounded waits (arm_bounded_waits)
 #include "08_hopper/hopper_device.cuh"
 #include "08_hopper/tma_host.cuh"  // opt_in, tensor_map
 #include "common/device.h"         // device_sm_count
@@ -141,7 +142,7 @@ void launch_ex_consumer_barriers(int M, int N, int K, const bf16* A, const bf16*
   pad_operands_if_unaligned(M, N, K, A, Bt);
   // The stages, the barriers and the alignment slack.
   constexpr int kSmem = kWsStages * kWsStageBytes + 16 * kWsStages + 1024;
-  static const bool once = (opt_in(ex_consumer_barriers_kernel, kSmem), true);
+  static const bool once = (opt_in(ex_consumer_barriers_kernel, kSmem), arm_bounded_waits());
   (void)once;
   const CUtensorMap* ta = tensor_map(A, M, K, kWsBM);
   const CUtensorMap* tb = tensor_map(Bt, N, K, kWsBN);

@@ -1,9 +1,14 @@
 // Exercise (chapter 08): the consumers' side of the ring, their two barrier operations. A
-// DELIBERATELY WRONG BODY (tests/meson.build expects it to fail). Its barriers are the
-// solution's, so it cannot hang; its wgmma read the stage after the one the consumers waited
-// for (an index off by one), another K tile's data or one not yet written, so every element of
-// C is wrong, on every run. (A wrong barrier would be the likelier mistake, but it either hangs
-// or races, and a test that must fail cannot rest on a race.)
+// DELIBERATELY WRONG BODY (tests/meson.build expects it to fail). The consumers' wait has its
+// parity flipped, ((it / S) & 1) ^ 1, the producer's, which names the phase before this use.
+// While this use's copies have not landed, that phase is the last one complete (a fresh
+// barrier counts its phase "-1" as complete) and the wait returns at once: the wgmma read a
+// stage whose copies may not have landed, wrong values. Once they have landed, the parity
+// names the phase after this use, which needs this very warp's release of this K tile: it
+// never completes, and the exercise build's bounded wait ends the kernel with one line
+// (mbarrier wait timed out: full barrier, stage, parity, block, warp) within seconds, instead
+// of a hang. Which comes first in a run depends on timing; that it fails does not: a wait that
+// returns has never seen its copies land, so a wgmma reads too early or never.
 //
 // group16's kernel (warp_spec_kernel, steps/3_warp_spec.cuh, launched persistent with G = 16)
 // with the consumers' barrier operations taken out: the producer, the barriers' init, the
@@ -49,6 +54,7 @@
 
 #include "07_pipelined/pad.cuh"
 #include "07_pipelined/pipelined.cuh"  // grouped_tile
+#include "08_hopper/exercises/bounded_wait.cuh"  // the bounded waits (arm_bounded_waits)
 #include "08_hopper/hopper_device.cuh"
 #include "08_hopper/tma_host.cuh"  // opt_in, tensor_map
 #include "common/device.h"         // device_sm_count
@@ -114,13 +120,12 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       for (int kt = 0; kt < k_tiles; ++kt, ++it) {
         const int s = it % S;
         // ---- your code (1 of 3): wait for the copies of K tile `it` into stage s ----
-        mbar_wait(full0 + 8 * s, (it / S) & 1);  // the copies of this K tile have landed
+        mbar_wait(full0 + 8 * s, ((it / S) & 1) ^ 1);  // WRONG: the producer's parity
         // ---- end of your code ----
         pin(acc);
         wgmma_fence();
-        const int w = (s + 1) % S;  // WRONG: the next stage, not the one that was waited for
-        wgmma_stage<256>(acc, base + w * kWsStageBytes + row0 * kSwizzleBytes,
-                         base + w * kWsStageBytes + kWsABytes);
+        wgmma_stage<256>(acc, base + s * kWsStageBytes + row0 * kSwizzleBytes,
+                         base + s * kWsStageBytes + kWsABytes);
         wgmma_commit();
         wgmma_wait<1>();  // the previous K tile's wgmma have finished (this one's may run)
         pin(acc);
@@ -146,7 +151,7 @@ void launch_ex_consumer_barriers(int M, int N, int K, const bf16* A, const bf16*
   pad_operands_if_unaligned(M, N, K, A, Bt);
   // The stages, the barriers and the alignment slack.
   constexpr int kSmem = kWsStages * kWsStageBytes + 16 * kWsStages + 1024;
-  static const bool once = (opt_in(ex_consumer_barriers_kernel, kSmem), true);
+  static const bool once = (opt_in(ex_consumer_barriers_kernel, kSmem), arm_bounded_waits());
   (void)once;
   const CUtensorMap* ta = tensor_map(A, M, K, kWsBM);
   const CUtensorMap* tb = tensor_map(Bt, N, K, kWsBN);
