@@ -26,8 +26,10 @@ int main(int argc, char** argv) {
       {"raster", kBt, launch_raster},
       {"epilogue", kBt, launch_epilogue},
       {"pipelined", kBt, launch_pipelined, Role::kBest},
-      // Yours to write (exercises/cp_async_pipeline.cuh): --kernel ex_cp_async_pipeline.
+      // Yours to write (exercises/cp_async_pipeline.cuh): --kernel ex_cp_async_pipeline (S = 2)
+      // and ex_cp_async_pipeline_s3 (S = 3), the same lines.
       {"ex_cp_async_pipeline", kBt, launch_ex_cp_async_pipeline, Role::kExercise},
+      {"ex_cp_async_pipeline_s3", kBt, launch_ex_cp_async_pipeline_s3, Role::kExercise},
   };
   // The experiments (experiments/, NOTES.md): only with --kernel sweep or by name.
   for (int i = 0; i < kPipeSweepSize; ++i)

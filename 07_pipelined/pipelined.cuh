@@ -98,9 +98,12 @@ void launch_epilogue(int M, int N, int K, const bf16* A, const bf16* Bt, float* 
 void launch_pipelined(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 
 // The exercise (exercises/cp_async_pipeline.cuh, or its solution): cp_async2 with the ring's
-// bookkeeping (prefetch, wait, barrier, commits, stages) written by the reader. Only the
-// pipelined program links it (chapter 08 links pipelined_lib alone).
+// bookkeeping (prefetch, wait, barrier, commits, stages) written by the reader, built at S = 2
+// (as cp_async2) and S = 3 (as stages). Only the pipelined program links it (chapter 08 links
+// pipelined_lib alone).
 void launch_ex_cp_async_pipeline(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+void launch_ex_cp_async_pipeline_s3(int M, int N, int K, const bf16* A, const bf16* Bt,
+                                    float* C);
 
 // The experiments behind --kernel sweep (experiments/, NOTES.md): the stage sweep, the
 // autotuner's candidates one by one, synchronous element loads instead of the padding copy,

@@ -27,6 +27,7 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t byt
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
+#ifndef HOPPER_BOUNDED_WAITS
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   uint32_t done = 0;
   do {
@@ -38,6 +39,71 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
         : "memory");
   } while (!done);
 }
+#else
+// The exercise's bounded wait. Chapter 08's exercise (exercises/exercises.cu, and its wrong
+// body) defines HOPPER_BOUNDED_WAITS before any include, so that a reader's barrier mistake
+// ends in one line instead of a hang; kernels.cu does not, and the measured kernels are
+// compiled exactly as without this block (their SASS is the same). The same try_wait loop,
+// timed by %globaltimer: once one wait has lasted kMbarWaitLimitNs, the first thread of the
+// grid to time out writes which barrier, stage, parity, block and warp to host memory that the
+// exercise's launcher mapped (exercises/bounded_wait.cuh, which prints it in one line as the
+// program exits), and traps, which ends the kernel; the program then fails on its next CUDA
+// call. The others wait for that trap. No printf: a call in a kernel with wgmma in flight makes
+// ptxas serialize every wgmma (C7510), and the exercise would be timed slower than group16.
+// 4 s is thousands of times the longest wait of a correct run (microseconds; a GPU shared with
+// other programs, or compute-sanitizer, stretches that by far less).
+constexpr unsigned long long kMbarWaitLimitNs = 4000000000ull;
+
+// What the first timed-out wait reports (barrier: 1 full, 2 empty, 0 neither).
+struct MbarTimeout {
+  int set, barrier, stage, parity, block, warp;
+};
+// Which barrier of the kernel's ring the shared address `bar` is, and its stage: defined by
+// the translation unit that defines HOPPER_BOUNDED_WAITS, from its kernel's layout.
+__device__ __forceinline__ int mbar_describe(uint32_t bar, int* stage);
+
+static __device__ MbarTimeout* g_mbar_report;     // host memory, mapped by the launcher (or null)
+static __device__ unsigned int g_mbar_timed_out;  // 1 once a thread has begun its report
+
+__device__ __forceinline__ uint32_t mbar_try_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done;
+}
+__device__ __forceinline__ unsigned long long globaltimer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ void mbar_wait_timed_out(uint32_t bar, uint32_t parity) {
+  if (atomicExch(&g_mbar_timed_out, 1u) == 0) {
+    if (MbarTimeout* r = g_mbar_report) {
+      int stage = -1;
+      r->barrier = mbar_describe(bar, &stage);
+      r->stage = stage;
+      r->parity = static_cast<int>(parity);
+      r->block = static_cast<int>(blockIdx.x);
+      r->warp = static_cast<int>(threadIdx.x / 32);
+      __threadfence_system();  // the fields reach the host before `set` does
+      r->set = 1;
+      __threadfence_system();  // and `set` before the trap
+    }
+    __trap();
+  }
+  for (;;) __nanosleep(1000000);  // another thread is reporting; its trap ends the kernel
+}
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  if (mbar_try_wait(bar, parity)) return;
+  const unsigned long long start = globaltimer_ns();
+  while (!mbar_try_wait(bar, parity))
+    if (globaltimer_ns() - start > kMbarWaitLimitNs) mbar_wait_timed_out(bar, parity);
+}
+#endif
 // The barriers' initialisation is visible to the TMA unit (the async proxy) before use.
 __device__ __forceinline__ void fence_barrier_init() {
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");

@@ -6,6 +6,9 @@ usage: tools/steps.py list [CHAPTER]          every step: kernel, file, previous
        tools/steps.py check                   (a host test) the recorded diff sizes still hold
        tools/steps.py record                  re-record the diff sizes after a deliberate edit
        tools/steps.py selftest                check fails on an edited step file
+       tools/steps.py selftest-exercises      with every exercise written (a solution over
+                                              each skeleton) check passes; an edited solution
+                                              or wrong body fails it
 
 Each chapter lists its steps in NN_chapter/steps/steps.txt, in reading order, one line each:
 
@@ -17,11 +20,13 @@ Each chapter lists its steps in NN_chapter/steps/steps.txt, in reading order, on
                                               note says which); `diff` shows its launcher's
 
 DIFF is the number of lines `diff` adds and removes between PREVIOUS and FILE. The exercises
-are copies too (NN_chapter/exercises/copies.txt: FILE PREVIOUS DIFF): the skeleton of its
-solution, the solution of the step it rebuilds, the wrong body of the solution. `check` fails
-where a step and the step it was copied from have drifted apart (the count moved), where a
-diff is over 400 lines, or where a file in steps/ is not listed. After a deliberate change,
-`record` writes the new counts (and the commit says why they moved).
+are copies too (NN_chapter/exercises/copies.txt: FILE PREVIOUS DIFF): the solution of the step
+it rebuilds, and each deliberately wrong (or slow) body of the solution. The reader's own file,
+NN_chapter/exercises/NAME.cuh, is never read: it is theirs to write, and a written exercise
+must leave this check green. `check` fails where a step and the step it was copied from have
+drifted apart (the count moved), where a diff is over 400 lines, where a file in steps/ is not
+listed, or where copies.txt names a file outside exercises/solutions/ and exercises/wrong/.
+After a deliberate change, `record` writes the new counts (and the commit says why they moved).
 """
 import difflib
 import glob
@@ -177,26 +182,51 @@ def exercise_manifests(root=ROOT):
     return sorted(glob.glob(os.path.join(root, "[0-9][0-9]_*", "exercises", "copies.txt")))
 
 
+COPY_FOLDERS = ("solutions/", "wrong/")  # what copies.txt may name: never the reader's file
+
+
+def exercise_copies(manifest):
+    """(line index, FILE, PREVIOUS, DIFF) of each copy a copies.txt lists."""
+    out = []
+    for i, raw in enumerate(open(manifest).read().split("\n")):
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        f = raw.split()
+        if len(f) < 3:
+            raise ValueError(f"{manifest}:{i + 1}: FILE PREVIOUS DIFF")
+        out.append((i, f[0], f[1], int(f[2])))
+    return out
+
+
 def check_exercises(root=ROOT, record=False):
-    """The exercises are copies too: the skeleton of its solution, the solution of the step it
-    rebuilds, the wrong body of the solution. NN_chapter/exercises/copies.txt lists each copy,
-    FILE PREVIOUS DIFF, FILE relative to the folder, PREVIOUS from the repository root."""
+    """The exercises are copies too: the solution of the step it rebuilds, each wrong body of
+    the solution. NN_chapter/exercises/copies.txt lists each copy, FILE PREVIOUS DIFF, FILE
+    relative to the folder, PREVIOUS from the repository root. Neither may be the reader's
+    file (exercises/NAME.cuh): only solutions/ and wrong/ are read."""
     problems = []
     for m in exercise_manifests(root):
         folder = os.path.relpath(os.path.dirname(m), root)
         text = open(m).read().split("\n")
-        for i, raw in enumerate(text):
-            if not raw.strip() or raw.lstrip().startswith("#"):
+        try:
+            copies = exercise_copies(m)
+        except ValueError as e:
+            problems.append(str(e))
+            continue
+        for i, rel, prev, want in copies:
+            path = f"{folder}/{rel}"
+            readers = [p for p in (path, prev) if p.startswith(folder + "/") and
+                       not p[len(folder) + 1:].startswith(COPY_FOLDERS)]
+            if readers:
+                problems.append(f"{os.path.relpath(m, root)}:{i + 1}: {readers[0]} is not in "
+                                "solutions/ or wrong/: the reader's own file is never read")
                 continue
-            f = raw.split()
-            path, prev, want = f"{folder}/{f[0]}", f[1], int(f[2])
             if not (os.path.exists(os.path.join(root, path)) and
                     os.path.exists(os.path.join(root, prev))):
                 problems.append(f"{os.path.relpath(m, root)}:{i + 1}: {path} or {prev} is missing")
                 continue
             n = changed(diff_lines(root, prev, path))
             if record and n != want:
-                text[i] = re.sub(r"^(\S+\s+\S+\s+)\S+", lambda mm: mm.group(1) + str(n), raw)
+                text[i] = re.sub(r"^(\S+\s+\S+\s+)\S+", lambda mm: mm.group(1) + str(n), text[i])
                 print(f"{path}: {want} -> {n} lines against {prev}")
             elif n != want:
                 problems.append(f"{path}: {n} lines differ from {prev}, but {want} are recorded in "
@@ -207,43 +237,98 @@ def check_exercises(root=ROOT, record=False):
     return problems
 
 
+def copy_tree(tmp):
+    """The files check reads (steps, manifests, exercises and what they are read against),
+    copied under tmp."""
+    def put(rel):
+        os.makedirs(os.path.join(tmp, os.path.dirname(rel)), exist_ok=True)
+        shutil.copy(os.path.join(ROOT, rel), os.path.join(tmp, rel))
+    steps = all_steps()
+    for s in steps:
+        for rel in (s.path, s.previous):
+            if rel not in ("-", "="):
+                put(rel)
+    for m in manifests() + exercise_manifests():
+        put(os.path.relpath(m, ROOT))
+    for m in exercise_manifests():
+        folder = os.path.dirname(m)
+        for _, _, prev, _ in exercise_copies(m):
+            put(prev)
+        for f in glob.glob(os.path.join(folder, "**", "*.cuh"), recursive=True):
+            put(os.path.relpath(f, ROOT))
+    return steps
+
+
+def edit_one_line(path):
+    """An edit made to one copy and not the other: a line before the first kernel."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    i = next((i for i, l in enumerate(lines) if "__global__" in l), len(lines) // 2)
+    lines.insert(i, "// an edit made to one copy and not the other")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
 def selftest():
     """Copy the step files, edit one line of one that has a recorded diff: check must fail."""
     with tempfile.TemporaryDirectory() as tmp:
-        steps = all_steps()
-        for s in steps:
-            for rel in (s.path, s.previous):
-                if rel in ("-", "="):
-                    continue
-                os.makedirs(os.path.join(tmp, os.path.dirname(rel)), exist_ok=True)
-                shutil.copy(os.path.join(ROOT, rel), os.path.join(tmp, rel))
-        for m in manifests():
-            dst = os.path.join(tmp, os.path.relpath(m, ROOT))
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copy(m, dst)
-        for m in exercise_manifests():
-            folder = os.path.dirname(m)
-            prevs = [os.path.join(ROOT, line.split()[1]) for line in open(m)
-                     if line.strip() and not line.lstrip().startswith("#")]
-            for f in [m] + prevs + glob.glob(os.path.join(folder, "**", "*.cuh"), recursive=True):
-                dst = os.path.join(tmp, os.path.relpath(f, ROOT))
-                os.makedirs(os.path.dirname(dst), exist_ok=True)
-                shutil.copy(f, dst)
+        steps = copy_tree(tmp)
         if check(tmp):
             print("selftest: the tree does not pass check to begin with")
             return 1
         target = next(s for s in steps if s.diff is not None)
-        path = os.path.join(tmp, target.path)
-        lines = read(tmp, target.path)
-        i = next(i for i, l in enumerate(lines) if "__global__" in l)
-        lines.insert(i, "// an edit made to one copy and not the other")
-        open(path, "w").write("\n".join(lines))
+        edit_one_line(os.path.join(tmp, target.path))
         problems = check(tmp)
         print(f"edited {target.path}; check says:")
         print("\n".join("  " + p for p in problems))
         ok = any("drifted" in p for p in problems)
         print("selftest: check " + ("fails on the edited step file, as it must" if ok
                                    else "did NOT notice the edit"))
+        return 0 if ok else 1
+
+
+def selftest_exercises():
+    """A reader who has written every exercise: each solution copied over its skeleton, and
+    the skeleton's marked line gone. check must pass (it never reads the reader's files). Then
+    an edited solution, and an edited wrong body, must each fail it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy_tree(tmp)
+        written = []
+        for m in exercise_manifests(tmp):
+            folder = os.path.dirname(m)
+            for sol in sorted(glob.glob(os.path.join(folder, "solutions", "*.cuh"))):
+                skeleton = os.path.join(folder, os.path.basename(sol))
+                if os.path.exists(skeleton):
+                    shutil.copy(sol, skeleton)
+                    with open(skeleton, "a") as f:  # and a line of the reader's own
+                        f.write("// the reader's note: written, and it passes\n")
+                    written.append(os.path.relpath(skeleton, tmp))
+        if not written:
+            print("selftest-exercises: no skeleton found to write over")
+            return 1
+        problems = check(tmp)
+        print(f"wrote a solution over {len(written)} skeletons ({', '.join(written)}); check "
+              "says: " + ("every recorded diff holds" if not problems else ""))
+        print("\n".join("  " + p for p in problems))
+        if problems:
+            print("selftest-exercises: check FAILS with the exercises written: it must not")
+            return 1
+        ok = True
+        for kind in ("solutions", "wrong"):
+            m = exercise_manifests(tmp)[0]
+            folder = os.path.dirname(m)
+            rel = next(r for _, r, _, _ in exercise_copies(m) if r.startswith(kind + "/"))
+            target = os.path.join(folder, rel)
+            saved = open(target).read()
+            edit_one_line(target)
+            problems = check(tmp)
+            open(target, "w").write(saved)
+            seen = any("drifted" in p for p in problems)
+            print(f"edited {os.path.relpath(target, tmp)}: check " +
+                  ("fails, as it must" if seen else "did NOT notice the edit"))
+            ok = ok and seen
+        print("selftest-exercises: " + ("written exercises leave check green; edited copies "
+                                        "fail it" if ok else "FAILED"))
         return 0 if ok else 1
 
 
@@ -280,6 +365,8 @@ def main():
         return 1 if problems else 0
     if cmd == "selftest":
         return selftest()
+    if cmd == "selftest-exercises":
+        return selftest_exercises()
     print(f"unknown command {cmd}", file=sys.stderr)
     return 2
 

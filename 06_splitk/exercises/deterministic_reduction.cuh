@@ -30,17 +30,21 @@
 // in order, or each add waits for its own load.
 //
 // Deterministic? The check compares C with a reference within a tolerance, not bit for bit:
-// PASS does not show it, and a reduction with atomicAdd into a zeroed C would pass too while
-// its low bits change from run to run. The fixed order shows it: each element is written by
-// one thread, with the same roundings in the same order on every run. splitk_parts checks the
-// bits for the chapter's own kernels (the workspace variant run twice, the atomic one 10 times):
+// its PASS does not show it, and a reduction with atomicAdd into a zeroed C would pass too
+// while its low bits change from run to run. So the exercise's test also runs it a second time
+// on the same input and fails unless C has the same bits (--twice):
+//      ./build/06_splitk/splitk --check --twice --kernel ex_deterministic_reduction
+// The fixed order is what makes it so: each element is written by one thread, with the same
+// roundings in the same order on every run. splitk_parts checks the bits for the chapter's own
+// kernels (the workspace variant run twice, the atomic one 10 times):
 //      ./build/06_splitk/splitk_parts --check --kernel splitk_simt --shapes 256x256x65536
 // Added in slice order, yours gives the very bits of splitk_simt, whose reduction adds in the
 // same order: `./build/06_splitk/splitk --check --kernel ex_deterministic_reduction,splitk_simt`
 // prints the same rel_err for both at every shape (three digits: a sign, not a proof).
-// Done when: PASS at every shape (among them shapes where the plan gives S = 1, and on an
-// H100 S = 132), and about the speed of splitk_simt: the reference solution runs at the speed
-// of splitk_simt (its row in the README's Results table), 89.0% of cuBLAS at 256x256x65536.
+// Done when: PASS at every shape (among them shapes where the plan gives S = 1, and on an H100 S =
+// 132), the same bits when run twice, and about the speed of splitk_simt (its row in the chapter
+// README's Results table). `meson test` times it next to splitk_simt and prints the ratio; more
+// than 1.5x slower FAILS, with a sentence on what the lesson is about (tests/exercise.py).
 #pragma once
 
 #include <cstdint>

@@ -4,20 +4,24 @@
 // bookkeeping taken out. The copies themselves are written (TileCopier, and copy_tile(t,
 // stage), which zero-fills a tile position past the last tile, reading nothing), and so are the
 // fragment loads and the mma, the epilogue and the launcher (the padding copy, the opt-in to
-// 96 KiB of shared memory). Yours are:
-//   - the prefetch: tiles 0 .. S - 2 into stages 0 .. S - 2 (here tile 0 into stage 0), each
-//     closed by a commit, and the stages that tile 0 is read from and tile S - 1 copied into;
+// S * 48 KiB of shared memory). Yours are:
+//   - the prefetch: tiles 0 .. S - 2 into stages 0 .. S - 2 (at S = 2, tile 0 into stage 0),
+//     each closed by a commit, and the stages that tile 0 is read from and tile S - 1 copied
+//     into;
 //   - at the top of the loop, for tile t: the wait (cp_async_wait<N>: which N?), the barrier,
 //     the copies of tile t + S - 1 into the stage that tile t - 1 was read from, and a commit
 //     (for every tile position, even past the last tile);
 //   - at the bottom: the stages of tile t + 1.
-// Write them for any S = Cfg::kStages (the step runs the same lines with S = 3 and 4).
+// Write them for any S = Cfg::kStages: the kernel is built and tested at S = 2
+// (ex_cp_async_pipeline, next to cp_async2) and at S = 3 (ex_cp_async_pipeline_s3, next to
+// stages, the same step with Pipe3).
 //
 //   1. Delete the line `#define EXERCISE_NOT_WRITTEN_CP_ASYNC_PIPELINE` below.
 //   2. Write the three marked parts of ex_cp_async_pipeline_kernel (the two placeholder lines
 //      in the first, `int read_stage = 0;` and `copy_tile(tiles, 0);`, are there to change).
 //   3. meson test -C build --suite exercises       # correct at every test shape? then its speed
 //      ./build/07_pipelined/pipelined --kernel ex_cp_async_pipeline,cp_async2 --size 4096 --bench
+//      ./build/07_pipelined/pipelined --kernel ex_cp_async_pipeline_s3,stages --size 4096 --bench
 //   4. Compare with 07_pipelined/steps/1_cp_async2.cuh (the prefetch and the main loop of
 //      cp_async2_kernel).
 //
@@ -46,9 +50,10 @@
 //   stage t%S        (landed)        compute         <- copy t+S ->
 //   stage (t+1)%S    <- in flight -> (landed)        compute
 //
-// Done when: PASS at every shape (K shorter than the pipeline included), and about the speed of
-// cp_async2: the reference solution runs at the speed of cp_async2 (its row in the README's
-// Results table), 54.3% of cuBLAS at 4096x4096x4096.
+// Done when: PASS at every shape (K shorter than the pipeline included) at S = 2 and S = 3, and
+// about the speed of cp_async2 and of stages (their rows in the chapter README's Results table).
+// `meson test` times each next to its step and prints the ratio; more than 1.5x slower FAILS, with
+// a sentence on what the lesson is about (tests/exercise.py).
 #pragma once
 
 #include "05_tensorcore/mma_ptx.cuh"
@@ -61,12 +66,13 @@
 // Delete this line when you start writing: while it is here, the harness reports SKIP.
 #define EXERCISE_NOT_WRITTEN_CP_ASYNC_PIPELINE
 
-// cp_async2's configuration: (128, 256) block tiles, BK 64, 8 warps of (64, 64), two stages
-// of the swizzled A and Bᵀ tiles (96 KiB), one block per SM.
-__global__ void __launch_bounds__(Pipe2::kThreads, Pipe2::kMinBlocks)
+// cp_async2's kernel for any Cfg: (128, 256) block tiles, BK 64, 8 warps of (64, 64), S stages
+// of the swizzled A and Bᵀ tiles (48 KiB each), one block per SM. Built twice: S = 2 (Pipe2,
+// as cp_async2) and S = 3 (Pipe3, as stages).
+template <typename Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     ex_cp_async_pipeline_kernel(int M, int N, int K, const bf16* __restrict__ A,
                                 const bf16* __restrict__ Bt, float* __restrict__ C) {
-  using Cfg = Pipe2;
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, MI = Cfg::kMI, NI = Cfg::kNI;
   constexpr int S = Cfg::kStages, KS = BK / 16;  // stages; k16 steps per tile
   using ATile = typename Cfg::ATile;
@@ -177,13 +183,15 @@ __global__ void __launch_bounds__(Pipe2::kThreads, Pipe2::kMinBlocks)
 
 // cp_async2's launch: rows that are not 16-byte aligned are first copied into padded operands
 // (rows of round_up(K, 8), zeros after K; pad.cu), counted in the time like any other part of
-// the GEMM; one block of 256 threads per (128, 256) tile of C, 96 KiB of dynamic shared memory.
-void launch_ex_cp_async_pipeline(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+// the GEMM; one block of 256 threads per (128, 256) tile of C, S * 48 KiB of dynamic shared
+// memory.
+template <typename Cfg>
+void launch_ex_cp_async_pipeline_cfg(int M, int N, int K, const bf16* A, const bf16* Bt,
+                                     float* C) {
 #ifdef EXERCISE_NOT_WRITTEN_CP_ASYNC_PIPELINE
   exercise_not_written("07_pipelined/exercises/cp_async_pipeline.cuh");
 #endif
-  using Cfg = Pipe2;
-  auto kernel = ex_cp_async_pipeline_kernel;
+  auto kernel = ex_cp_async_pipeline_kernel<Cfg>;
   // Above 48 KiB of dynamic shared memory a kernel must opt in: once, at its first launch,
   // which is never a timed one (every kernel is verified first). A GPU with less shared memory
   // per block than Cfg needs reports the kernel as skipped (KernelNotSupported).
@@ -198,4 +206,14 @@ void launch_ex_cp_async_pipeline(int M, int N, int K, const bf16* A, const bf16*
   const dim3 grid(ceil_div(N, Cfg::BN), ceil_div(M, Cfg::BM));
   kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(M, N, K, A, Bt, C);
   CUDA_CHECK_LAUNCH();
+}
+
+// The same lines at two depths of the ring: --kernel ex_cp_async_pipeline (S = 2, next to
+// cp_async2) and ex_cp_async_pipeline_s3 (S = 3, next to stages).
+void launch_ex_cp_async_pipeline(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  launch_ex_cp_async_pipeline_cfg<Pipe2>(M, N, K, A, Bt, C);
+}
+void launch_ex_cp_async_pipeline_s3(int M, int N, int K, const bf16* A, const bf16* Bt,
+                                    float* C) {
+  launch_ex_cp_async_pipeline_cfg<Pipe3>(M, N, K, A, Bt, C);
 }

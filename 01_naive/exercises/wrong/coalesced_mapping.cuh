@@ -1,4 +1,9 @@
-// Exercise (chapter 01): the coalesced thread mapping. A DELIBERATELY WRONG BODY (tests/meson.build expects it to fail).
+// Exercise (chapter 01): the coalesced thread mapping. A DELIBERATELY WRONG BODY
+// (tests/meson.build expects it to fail). x and y swapped: threadIdx.x and blockIdx.x walk the
+// rows, but the launcher's grid runs x over the columns and y over the rows, so only rows below
+// ceil(N / 32) * 32 and columns below ceil(M / 32) * 32 are computed: a C taller than it is
+// wide (1024x1x513), or 127x129x131 (column 128), keeps elements no thread writes. It fails on
+// every run alike.
 //
 // Write which element of C each thread computes, so that the 32 threads of a warp (consecutive
 // threadIdx.x, one threadIdx.y) take 32 consecutive COLUMNS of one row of C. The loop, the
@@ -13,9 +18,9 @@
 // Hint (README, "Why"): a warp issues one load for its 32 threads; it costs one transaction
 // per distinct 32-byte sector touched. B[k * N + col] is contiguous in col, A[row * K + k] in
 // k only: give the warp one row and 32 columns. The launcher's grid runs x over the columns.
-// Done when: PASS at every shape, and about the speed of naive_coalesced: the reference
-// solution, exercises/solutions/coalesced_mapping.cuh, runs at naive_coalesced's speed (its row
-// in the README's Results table), 12.0% of cuBLAS at 4096x4096x4096.
+// Done when: PASS at every shape, and about the speed of naive_coalesced (its row in the chapter
+// README's Results table). `meson test` times it next to naive_coalesced and prints the ratio; more
+// than 1.5x slower FAILS, with a sentence on what the lesson is about (tests/exercise.py).
 #pragma once
 
 #include "01_naive/naive.cuh"
@@ -25,8 +30,8 @@ __global__ void ex_coalesced_mapping_kernel(int M, int N, int K, const float* __
                                             const float* __restrict__ B,
                                             float* __restrict__ C) {
   // ---- your code: the element (row, col) of C this thread computes ----
-  const int row = blockIdx.y * kNaiveBlock + threadIdx.y;
-  const int col = blockIdx.x * (kNaiveBlock - 1) + threadIdx.x;  // off by one block column
+  const int row = blockIdx.x * kNaiveBlock + threadIdx.x;  // WRONG: x and y swapped
+  const int col = blockIdx.y * kNaiveBlock + threadIdx.y;
   // ---- end of your code ----
   if (row >= M || col >= N) return;  // the grid is rounded up to whole blocks
   float acc = 0.0f;

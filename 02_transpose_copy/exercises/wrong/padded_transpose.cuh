@@ -1,5 +1,8 @@
 // Exercise (chapter 02): the conflict-free tile of the shared-memory transpose. A DELIBERATELY
-// WRONG BODY (tests/meson.build expects it to fail).
+// WRONG BODY (tests/meson.build expects it to fail). The tile is padded, and phase 1 stores
+// row r at 33 r, but phase 2 reads with rows of 32 (t.col * kTile): word 32 c + r holds tile
+// element (c, r - c) where r >= c, and another row's element or a padding word where r < c, so
+// every element with c > 0 is wrong: it fails on every run.
 //
 // transpose_smem's kernel with its tile taken out: the two phases, the bounds checks, the
 // barrier and the launcher are written. Yours are the tile (a flat array of floats) and the
@@ -19,10 +22,9 @@
 // every r: a 32-way conflict, 32 wavefronts. One unused float after each row (word 33 r + c,
 // kPaddedStride = 33) puts (r, c) in bank (r + c) % 32, 32 distinct banks; the swizzle (word
 // 32 r + (c ^ r)) does it without the spare floats.
-// Done when: PASS at every shape, and about the speed of transpose_padded: the reference
-// solution runs at the speed of transpose_padded (its row in the README's Results table),
-// 98.2% of cublas_geam at
-// 8192x8192 in the recorded run (docs/results/timings.csv).
+// Done when: PASS at every shape, and about the speed of transpose_padded (its row in the chapter
+// README's Results table). `meson test` times it next to transpose_padded and prints the ratio;
+// more than 1.5x slower FAILS, with a sentence on what the lesson is about (tests/exercise.py).
 #pragma once
 
 #include "02_transpose_copy/transpose.cuh"
@@ -57,7 +59,7 @@ __global__ void ex_padded_transpose_kernel(int rows, int cols, const float* __re
     if (out_index >= 0) {
       // ---- your code: out(o) = in(o.col, o.row), which phase 1 stored at tile element
       // (t.col, t.row); a warp reads a tile column ----
-      out[out_index] = tile[t.col * kPaddedStride + t.row + 1];  // off by one: (c, r + 1)
+      out[out_index] = tile[t.col * kTile + t.row];  // WRONG: rows of 32, stored as 33
       // ---- end of your code ----
     }
   }

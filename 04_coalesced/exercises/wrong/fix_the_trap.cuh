@@ -1,5 +1,7 @@
 // Exercise (chapter 04): fix the trap, the conflict-free tile of Bᵀ. A DELIBERATELY WRONG
-// BODY (tests/meson.build expects it to fail).
+// BODY (tests/meson.build expects it to fail). The swizzle applied on the store but not on the
+// read: the load phase stores (n, k) at 32 n + (k ^ n), the inner loop reads 32 n + k, which
+// holds (n, k ^ n), another k, for every lane n > 0, on every run alike.
 //
 // tiled_bt_trap's kernel (steps/1_tiled_bt.cuh) with its Bᵀ tile taken out: the same 2 blocks
 // of 1024 threads per SM (__launch_bounds__(1024, kBtMinBlocks)), the A tile, the loads, the
@@ -27,12 +29,12 @@
 // of k into one LDS.128, 32 wavefronts where 4 would do). Padding shifts row n by n banks:
 // word 33 n + k is in bank (n + k) % 32, 32 distinct banks. The swizzle keeps 32 words a row
 // but stores column k of row n at k ^ n: bank k ^ n, distinct for the 32 rows, no spare words.
-// Done when: PASS at every shape, and about the speed of tiled_bt_padded, several times the
-// trap's: the reference solution (padded) runs at the speed of tiled_bt_padded (its row in the
-// README's Results table), 17.1% of cuBLAS at 4096x4096x4096. The swizzle `k ^ n` runs at
-// tiled_bt_swizzled's speed, a little slower (README: "Why the swizzle is slower than the
-// padding"); ncu counts next to no shared-load bank conflicts for either, where most of the
-// trap's shared-load wavefronts are conflicts.
+// Done when: PASS at every shape, and about the speed of tiled_bt_padded, several times the trap's
+// (their rows in the chapter README's Results table). `meson test` times it next to tiled_bt_padded
+// and prints the ratio; more than 1.5x slower FAILS, with a sentence on what the lesson is about
+// (tests/exercise.py). The swizzle `k ^ n` runs at tiled_bt_swizzled's speed, a little slower
+// (README: "Why the swizzle is slower than the padding"); ncu counts next to no shared-load bank
+// conflicts for either, where most of the trap's shared-load wavefronts are conflicts.
 #pragma once
 
 #include "04_coalesced/coalesced.cuh"
@@ -50,8 +52,7 @@ __global__ void __launch_bounds__(kBtThreads, kBtMinBlocks)
   constexpr int T = kBtTile;
   __shared__ float As[T][T];  // (T, T) tile of A: rows of C's tile, a K-slab
   // ---- your code: the (T, T) tile of Bᵀ as loaded, element (n, k), a flat array of floats ----
-  constexpr int kRow = T + 1;      // padded: one unused word after each row of 32
-  __shared__ float Bts[T * kRow];  // (n, k) at 33 n + k: bank (n + k) % 32
+  __shared__ float Bts[T * T];  // swizzled: (n, k) at 32 n + (k ^ n), bank k ^ n
   // ---- end of your code ----
 
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -65,7 +66,7 @@ __global__ void __launch_bounds__(kBtThreads, kBtMinBlocks)
     // of A and of Bᵀ: coalesced. Outside the matrix: 0, which adds nothing to the sum.
     As[ty][tx] = (row < M && k0 + tx < K) ? A[row * K + k0 + tx] : 0.0f;
     // ---- your code: Bᵀ(n_load, k0 + tx) into tile element (ty, tx): a warp writes a row ----
-    Bts[ty * kRow + tx] = (n_load < N && k0 + tx < K) ? Bt[n_load * K + k0 + tx] : 0.0f;
+    Bts[ty * T + (tx ^ ty)] = (n_load < N && k0 + tx < K) ? Bt[n_load * K + k0 + tx] : 0.0f;
     // ---- end of your code ----
     __syncthreads();  // the tiles are complete before anyone reads them
 
@@ -76,7 +77,7 @@ __global__ void __launch_bounds__(kBtThreads, kBtMinBlocks)
     for (int k = 0; k < T; ++k) {
       // ---- your code: B(k0 + k, col) = Bᵀ(col, k0 + k) is tile element (tx, k); the 32
       // lanes read down a column of the tile ----
-      acc += As[ty][k] * Bts[tx * kRow + min(k + 1, T - 1)];  // off by one: (tx, k + 1)
+      acc += As[ty][k] * Bts[tx * T + k];  // WRONG: the swizzle forgotten, (tx, k ^ tx)
       // ---- end of your code ----
     }
     __syncthreads();  // everyone is done reading before the next iteration overwrites the tiles
