@@ -126,6 +126,8 @@ def main():
     ap.add_argument("--reps", type=int, default=0, help="timed repetitions (default: program's)")
     ap.add_argument("--only", default="", help="chapters to run, e.g. 03_tiled,05_tensorcore")
     ap.add_argument("--dry-run", action="store_true", help="print the plan, measure nothing")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the rows an interrupted run left in OUT/timings.csv")
     args = ap.parse_args()
     if args.record and args.size:
         ap.error("--record keeps the full run; a --size check goes to --out")
@@ -177,9 +179,23 @@ def main():
         for (chapter, name, shape), sets in plan.items():
             print(chapter, name, shape, " ".join(sorted(sets)))
         return 0
+    fields = ["chapter", "program", "kernel", "role", "precision", "shape", "sets", "status", "ms",
+              "rate", "unit", "pct", "baseline", "baseline_ms", "baseline_rate", "reason"]
     rows, device = [], ""
+    # --resume: the rows an interrupted run of the same command already wrote to OUT/timings.csv
+    # (written after every row, below) are kept, not measured again.
+    partial = None if args.record else os.path.join(out, "timings.csv")
+    done = set()
+    if args.resume and partial and os.path.exists(partial):
+        old, old_meta = tables.read_csv(partial)
+        rows = [r for r in old if (r["chapter"], r["kernel"], r["shape"]) in plan]
+        done = {(r["chapter"], r["kernel"], r["shape"]) for r in rows}
+        device = old_meta.get("device", "")
+        print(f"resuming: {len(done)} of {len(plan)} rows already in {partial}")
     with tempfile.TemporaryDirectory() as tmp:
         for i, ((chapter, name, shape), sets) in enumerate(plan.items(), 1):
+            if (chapter, name, shape) in done:
+                continue
             program, e = entries[(chapter, name)]
             print(f"[{i}/{len(plan)}] {chapter} {name} {shape}", flush=True)
             m, dev = measure(program, e, shape, args.reps, tmp)
@@ -191,9 +207,10 @@ def main():
             rows.append(dict(chapter=chapter, program=os.path.basename(program), kernel=name,
                              role=e["role"], precision=precision, shape=shape,
                              sets=" ".join(sorted(sets)), **m))
+            if partial:  # so an interrupted run keeps what it measured (--resume)
+                tables.write_csv(partial, rows, fields, {"device": device, "partial": f"{len(rows)}"
+                                                         f" of {len(plan)} rows"})
 
-    fields = ["chapter", "program", "kernel", "role", "precision", "shape", "sets", "status", "ms",
-              "rate", "unit", "pct", "baseline", "baseline_ms", "baseline_rate", "reason"]
     cmd = "tools/progression.py --build BUILD" + (" --sizes" if args.sizes else "") + \
           (" --tables" if args.tables else "") + (f" --size {args.size}" if args.size else "") + \
           (f" --only {args.only}" if args.only else "")

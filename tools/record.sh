@@ -42,8 +42,8 @@ run_group() {  # run_group INDEX GPU
   local g=$1 dev=$2 grp=${groups[$1]} status=0
   export CUDA_VISIBLE_DEVICES=$dev
   if [[ $stages == *" timings "* ]]; then
-    python3 tools/progression.py --build "$build" --sizes --tables --out "$out/parts/timings$g" \
-      --only "$grp" >"$out/parts/timings$g.log" 2>&1 || status=1
+    python3 tools/progression.py --build "$build" --sizes --tables --resume \
+      --out "$out/parts/timings$g" --only "$grp" >>"$out/parts/timings$g.log" 2>&1 || status=1
   fi
   if [[ $stages == *" counters "* ]]; then
     python3 tools/profile.py "$build" --tables "$out/parts/counters$g" --only "$grp" \
@@ -74,6 +74,8 @@ for g, grp in enumerate(groups):
     if not os.path.exists(path):
         sys.exit(f"{path} is missing: see {out}/parts/{name}{g}.log")
     r, meta = tables.read_csv(path)
+    if "partial" in meta:
+        sys.exit(f"{path} is unfinished ({meta['partial']}): run the stage again (it resumes)")
     with open(path) as f:
         fields = fields or next(l for l in f if not l.startswith("#")).strip().split(",")
     rows += r
