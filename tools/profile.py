@@ -55,11 +55,11 @@ INST = r"regex:^smsp__inst_executed_op_(shared_ld|shared_st|ldsm)\.sum$"
 INST_NAMES = {"smsp__inst_executed_op_shared_ld.sum": "lds_inst",
               "smsp__inst_executed_op_shared_st.sum": "sts_inst",
               "smsp__inst_executed_op_ldsm.sum": "ldsm_inst"}
-# Chapters whose rows are profiled with the caches kept (--cache-control none) and the whole
-# program replayed for each pass (--replay-mode application), so a kernel meets the L2 the
-# launch before it left: chapter 06's reduction reads the workspace its GEMM has just written.
-# Elsewhere ncu flushes the caches before every profiled kernel (its default), as the timer does.
-KEEP_CACHE = {"06_splitk"}
+# Kernels profiled with the caches kept (--cache-control none) and the whole program replayed
+# for each pass (--replay-mode application), so a launch meets the L2 the launch before it
+# left: chapter 06's reduction reads the workspace its GEMM has just written. Everywhere else
+# ncu flushes the caches before every profiled kernel (its default), as the timer does.
+KEEP_CACHE = {("06_splitk", "splitk_simt"), ("06_splitk", "splitk_mma")}
 # Shared memory: wavefronts and bank conflicts of loads, stores and in all. ncu 2025.3 has no
 # ldmatrix-only counter on sm_90; its op_ld counts ldmatrix too (on the H100, chapter 05's
 # mma_tuned: 3.36e7 load wavefronts = 4 x its 8.39e6 ldmatrix.x4 instructions).
@@ -187,7 +187,7 @@ def tables_run(args, ncu):
                                text=True)
             device = next((l for l in p.stdout.splitlines() if l.startswith("GPU ")), "")
         for n, r in enumerate(profile(ncu, program, kernel, shape, out,
-                                      keep_cache=chapter in KEEP_CACHE), 1):
+                                      keep_cache=(chapter, kernel) in KEEP_CACHE), 1):
             r.update(chapter=chapter, kernel=kernel, shape=shape, launch=n)
             rows.append(r)
     meta = {"device": device, "date": datetime.date.today().isoformat(),
