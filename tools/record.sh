@@ -85,8 +85,10 @@ if len(kinds) != 1:
     sys.exit(f"the parts ran on different kinds of GPU: {kinds}")
 rows.sort(key=lambda r: r["chapter"])  # stable: each chapter's rows in the order they ran
 where = "; ".join(f"{grp} on GPU {gpus[g % n]}" for g, grp, _ in metas)
+import re
+command = re.sub(r" --only \S+", "", metas[0][2].get("command", "?"))
 meta = {"device": metas[0][2]["device"], "date": metas[0][2]["date"],
-        "command": f"tools/record.sh BUILD OUT: {metas[0][2].get('command', '?')}, the chapters "
+        "command": f"tools/record.sh BUILD OUT: {command}, the chapters "
                    f"in {len(groups)} parts at once, each on one GPU of one machine ({where})"}
 tables.write_csv(os.path.join(out, csvname), rows, fields, meta)
 print(f"{len(rows)} rows: {os.path.join(out, csvname)}")

@@ -664,16 +664,18 @@ def smem_table(data, o):
                                    f"instruction and {float(m['instructions']):.4g} instructions, "
                                    f"measured {meas:.2f} and {inst:.4g}: more than 5 % apart, "
                                    "and docs/results/smem_why.csv says nothing of it")
-                notes.append(w)
-                mark = f" ({len(notes)})"
+                if w not in notes:
+                    notes.append(w)
+                mark = f" ({notes.index(w) + 1})"
             cells += [f"{per:.2f}", f"{meas:.2f}{mark}"]
         body.append(cells)
     head = ["kernel", "loads: model", "loads: measured", "stores: model", "stores: measured"]
     out = [caption(data, data.cmeta, "counters.csv", "") .rstrip(".*") +
            "; the model: `docs/results/smem_model.csv` (`tests/smem_model.cu`); wavefronts "
-           "per warp instruction, loads with `ldmatrix`.*", ""] + table(head, body)
-    if notes:
-        out += [""] + [f"({i}) {n}" for i, n in enumerate(notes, 1)]
+           "per warp instruction, loads with `ldmatrix`; every row's instruction count is the "
+           "model's within 5 %.*", ""] + table(head, body)
+    for i, n in enumerate(notes, 1):
+        out += ["", f"({i}) {n}"]
     return out
 
 
