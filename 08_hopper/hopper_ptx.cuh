@@ -47,11 +47,12 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
 // timed by %globaltimer: once one wait has lasted kMbarWaitLimitNs, the first thread of the
 // grid to time out writes which barrier, stage, parity, block and warp to host memory that the
 // exercise's launcher mapped (exercises/bounded_wait.cuh, which prints it in one line as the
-// program exits), and traps, which ends the kernel; the program then fails on its next CUDA
-// call. The others wait for that trap. No printf: a call in a kernel with wgmma in flight makes
-// ptxas serialize every wgmma (C7510), and the exercise would be timed slower than group16.
-// 4 s is thousands of times the longest wait of a correct run (microseconds; a GPU shared with
-// other programs, or compute-sanitizer, stretches that by far less).
+// program exits, and makes the exit status 1), and from then on every wait of the grid gives
+// up at once: the kernel ends, with wrong values, and the context stays usable (a trap would
+// end it before the report reached the host). No printf: a call in a kernel with wgmma in
+// flight makes ptxas serialize every wgmma (C7510), and the exercise would be timed slower than
+// group16. 4 s is thousands of times the longest wait of a correct run (microseconds; a GPU
+// shared with other programs, or compute-sanitizer, stretches that by far less).
 constexpr unsigned long long kMbarWaitLimitNs = 4000000000ull;
 
 // What the first timed-out wait reports (barrier: 1 full, 2 empty, 0 neither).
@@ -63,7 +64,7 @@ struct MbarTimeout {
 __device__ __forceinline__ int mbar_describe(uint32_t bar, int* stage);
 
 static __device__ MbarTimeout* g_mbar_report;     // host memory, mapped by the launcher (or null)
-static __device__ unsigned int g_mbar_timed_out;  // 1 once a thread has begun its report
+static __device__ unsigned int g_mbar_timed_out;  // 1 once a wait has timed out: all give up
 
 __device__ __forceinline__ uint32_t mbar_try_wait(uint32_t bar, uint32_t parity) {
   uint32_t done;
@@ -91,17 +92,21 @@ __device__ __forceinline__ void mbar_wait_timed_out(uint32_t bar, uint32_t parit
       r->warp = static_cast<int>(threadIdx.x / 32);
       __threadfence_system();  // the fields reach the host before `set` does
       r->set = 1;
-      __threadfence_system();  // and `set` before the trap
+      __threadfence_system();
     }
-    __trap();
   }
-  for (;;) __nanosleep(1000000);  // another thread is reporting; its trap ends the kernel
 }
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   if (mbar_try_wait(bar, parity)) return;
   const unsigned long long start = globaltimer_ns();
-  while (!mbar_try_wait(bar, parity))
-    if (globaltimer_ns() - start > kMbarWaitLimitNs) mbar_wait_timed_out(bar, parity);
+  while (!mbar_try_wait(bar, parity)) {
+    // Another wait of the grid has timed out: give up too, so the kernel ends.
+    if (*static_cast<volatile unsigned int*>(&g_mbar_timed_out)) return;
+    if (globaltimer_ns() - start > kMbarWaitLimitNs) {
+      mbar_wait_timed_out(bar, parity);
+      return;
+    }
+  }
 }
 #endif
 // The barriers' initialisation is visible to the TMA unit (the async proxy) before use.

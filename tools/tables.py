@@ -310,7 +310,7 @@ class Data:
             rate = f"{c[1]:.0f}" if c[1] >= 100 else f"{c[1]:.1f}"
             note = ""
             if p == "bf16":
-                note = (", the chip's tensor-core peak" if c[0] == "wgmma_bf16" else
+                note = (", the tensor cores' measured rate" if c[0] == "wgmma_bf16" else
                         ", the chip's tensor-core peak here (no `wgmma_bf16` recorded)")
             parts.append(f"{PEAK_WORDS[p]} against `{c[0]}` ({rate} {c[2]}{note})")
         return (f"*% of peak: of the measured ceilings (`{self.where}/ceilings.csv`): " +
@@ -371,19 +371,19 @@ def progression_table(data):
     for r in rows:
         if r["status"] != "ok":
             body.append([r["chapter"], f"`{r['kernel']}`", r["precision"], shape_name(r["shape"]),
-                         f"skipped: {r['reason']}", "", "", "", ""])
+                         f"skipped: {r['reason']}", "", "", "", "", ""])
             continue
         ms = float(r["ms"])
         key = (r["precision"], r["shape"])
         speed = f"{last[key] / ms:.2f}×" if key in last else ""
         last[key] = ms
         body.append([r["chapter"], f"`{r['kernel']}`", r["precision"], shape_name(r["shape"]),
-                     fmt_ms(ms), f"{float(r['rate']):.1f} {r['unit']}",
-                     f"{pct_cell(r)} of `{r['baseline']}`", data.peak_cell(r), speed])
+                     fmt_ms(ms), f"{float(r['rate']):.1f} {r['unit']}", f"`{r['baseline']}`",
+                     pct_cell(r), data.peak_cell(r), speed])
     precisions = [p for p in PEAK_OF if any(r["precision"] == p for r in rows)]
     return [caption(data, data.tmeta, "timings.csv", ""), data.peak_caption(precisions), ""] + \
-        table(["chapter", "kernel", "precision", "shape", "ms", "rate", "% of baseline",
-               "% of peak", "× previous step"], body)
+        table(["chapter", "kernel", "precision", "shape", "ms", "rate", "baseline",
+               "% of baseline", "% of peak", "× previous step"], body)
 
 
 def timings_table(data, o):
@@ -487,7 +487,11 @@ def waves_table(data, o):
 
 def dram_table(data, o):
     chapter, kernels, shapes = o["chapter"], o["kernels"], o["shapes"]
-    peak = dram_peak_gbs(data.tmeta)
+    # The measured copy bandwidth (tools/ceilings) where the record has it, else the bus's.
+    measured = "copy" in data.ceilings and data.ceilings["copy"][1] == "GB/s"
+    peak = data.ceilings["copy"][0] if measured else dram_peak_gbs(data.tmeta)
+    what = (f"; the copy ceiling (`copy`, measured) {peak:.0f} GB/s" if measured else
+            f"; DRAM peak {peak:.0f} GB/s (bus width × clock × 2)")
     body = []
     for s in shapes:
         M, N, K = (int(x) for x in s.split("x"))
@@ -500,8 +504,9 @@ def dram_table(data, o):
             body.append([name, shape_name(s), fmt_ms(float(r["ms"])), f"{gbs:.0f}",
                          f"{100 * gbs / peak:.1f}%", pct_cell(r)])
     base = sorted({data.timing(chapter, k, s)["baseline"] for k in kernels for s in shapes})
-    return [caption(data, data.tmeta, "timings.csv", f"; DRAM peak {peak:.0f} GB/s"), ""] + table(
-        ["kernel", "shape", "ms", "GB/s (least bytes)", "% of DRAM peak",
+    return [caption(data, data.tmeta, "timings.csv", what), ""] + table(
+        ["kernel", "shape", "ms", "GB/s (least bytes)",
+         "% of the copy ceiling" if measured else "% of DRAM peak",
          "% of " + "/".join(f"`{b}`" for b in base)], body)
 
 
@@ -923,13 +928,13 @@ def selftest_peak_and_gpus():
         ok = expect("no ceilings: caption", lines[1].startswith(
             "*% of peak (FP32 rows against `fma_fp32`"), True) and ok
         ok = expect("no ceilings: naive_coalesced's % of peak",
-                    row(lines, "naive_coalesced").split(" | ")[7], "") and ok
+                    row(lines, "naive_coalesced").split(" | ")[8], "") and ok
         shutil.copy(os.path.join(data_dir, "ceilings.csv"), a)
         lines = progression_table(Data(a))
         # tests/data/ceilings.csv: fma_fp32 62, wgmma_bf16 1000, mma_sync_bf16 500, copy 3000
         for kernel, want in (("naive_coalesced", "10.0%"), ("wmma", "22.9%"),
                              ("transpose_padded", "91.9%")):
-            ok = expect(f"{kernel}'s % of peak", row(lines, kernel).split(" | ")[7], want) and ok
+            ok = expect(f"{kernel}'s % of peak", row(lines, kernel).split(" | ")[8], want) and ok
         ok = expect("caption names wgmma_bf16", "BF16 rows against `wgmma_bf16`" in lines[1],
                     True) and ok
         rows, meta = read_csv(os.path.join(a, "ceilings.csv"))
@@ -938,7 +943,7 @@ def selftest_peak_and_gpus():
                 r["value"] = ""  # not measured: BF16 falls back to mma.sync
         write_csv(os.path.join(a, "ceilings.csv"), rows, list(rows[0]), meta)
         ok = expect("wmma against mma_sync_bf16",
-                    row(progression_table(Data(a)), "wmma").split(" | ")[7], "45.8%") and ok
+                    row(progression_table(Data(a)), "wmma").split(" | ")[8], "45.8%") and ok
         write_csv(os.path.join(a, "ceilings.csv"), rows, list(rows[0]),
                   dict(meta, device="GPU 0: another GPU, sm_80"))
         try:

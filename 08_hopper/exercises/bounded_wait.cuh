@@ -35,10 +35,12 @@ __device__ __forceinline__ int mbar_describe(uint32_t bar, int* stage) {
   return 0;
 }
 
-// Ordinary host memory, registered and mapped: it stays readable after the trap has ended the
-// CUDA context, and after the runtime has let go of it.
+// Ordinary host memory, registered and mapped: the kernel's report lands there as it runs, and
+// it stays readable at exit, after the runtime has let go of it.
 inline volatile MbarTimeout* g_mbar_host_report = nullptr;
 
+// At exit (CUDA_CHECK's exit(1) too): the report, if a wait timed out, and exit status 1 even
+// where the wrong values happened to pass.
 inline void print_mbar_timeout() {
   const volatile MbarTimeout* r = g_mbar_host_report;
   if (!r || !r->set) return;
@@ -48,6 +50,8 @@ inline void print_mbar_timeout() {
                "(no such phase came in %.0f s)\n",
                kNames[r->barrier >= 0 && r->barrier <= 2 ? r->barrier : 0], r->stage, r->parity,
                r->block, r->warp, kMbarWaitLimitNs * 1e-9);
+  std::fflush(nullptr);
+  std::_Exit(1);
 }
 
 inline bool arm_bounded_waits() {
@@ -60,6 +64,6 @@ inline bool arm_bounded_waits() {
   CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), p, 0));
   CUDA_CHECK(cudaMemcpyToSymbol(g_mbar_report, &dev, sizeof dev));
   g_mbar_host_report = static_cast<MbarTimeout*>(p);
-  std::atexit(print_mbar_timeout);  // CUDA_CHECK's exit(1), after the trap, runs it
+  std::atexit(print_mbar_timeout);  // runs at any exit, CUDA_CHECK's exit(1) included
   return true;
 }

@@ -19,8 +19,8 @@
 // Careful: a barrier mistake would hang the GPU instead of failing the check. A wait for a
 // phase that never completes (a wrong parity) or a K tile no warp releases (the producer then
 // waits forever on its empty barrier) never returns. In this build the waits are bounded
-// (exercises/exercises.cu defines HOPPER_BOUNDED_WAITS; hopper_ptx.cuh): after 4 s the kernel
-// traps and the program ends with one line naming the barrier, the stage and the parity:
+// (exercises/exercises.cu defines HOPPER_BOUNDED_WAITS; hopper_ptx.cuh): after 4 s every wait
+// gives up, and the program fails with one line naming the barrier, the stage and the parity:
 //   mbarrier wait timed out: full barrier, stage 2, phase parity 1, block 5 warp 4 (...)
 // Try one small shape first:
 //   ./build/08_hopper/hopper --check --kernel ex_consumer_barriers --shapes 128x256x1024
