@@ -1,6 +1,6 @@
 // The bank-conflict model (common/access_model.h) applied to whole launches: for every taught
-// shared-memory layout, at the shape Nsight Compute profiled it (docs/results/counters.csv), the
-// launch's warp-level shared-load instructions (LDS, LDS.64, LDS.128 and LDSM, as Nsight
+// shared-memory layout, at the shape Nsight Compute profiled it
+// (docs/results/<gpu>/counters.csv), the launch's warp-level shared-load instructions (LDS, LDS.64, LDS.128 and LDSM, as Nsight
 // Compute's op_ld counts them) and shared-store instructions (STS*), and their wavefronts.
 // Host code only: it enumerates the lane addresses of every warp of one block with the kernels'
 // own index, layout, swizzle and fragment functions (the chapter headers), for the instruction
@@ -13,7 +13,7 @@
 //                                    # the pinned per-instruction numbers, then the file: exit 1
 //                                    # on a difference (meson test: 'host smem model')
 //   ./build/tests/smem_model --pins  # the pinned numbers only
-//   ./build/tests/smem_model --compare docs/results/counters.csv
+//   ./build/tests/smem_model --compare docs/results/h200/counters.csv
 //                                    # the model beside Nsight Compute's recorded counters
 //   --perturb KERNEL (with --check or --pins): one load wavefront more for KERNEL, so that the
 //   check must fail (the tests' deliberately wrong cases).
@@ -503,7 +503,7 @@ KernelModel model_staged(int M, int N, int K) {
 
 // ---------------------------------------------------------------------------------------------
 std::vector<KernelModel> all_models() {
-  constexpr int T = 8192, G = 4096;  // the profiled shapes (docs/results/counters.csv)
+  constexpr int T = 8192, G = 4096;  // the profiled shapes (docs/results/<gpu>/counters.csv)
   std::vector<KernelModel> v;
   v.push_back(model_transpose<SmemUnpadded>("transpose_smem", T, T));
   v.push_back(model_transpose<SmemPadded>("transpose_padded", T, T));
