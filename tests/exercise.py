@@ -215,6 +215,12 @@ def main(argv):
                   "above names the barrier, the stage and the phase): a wrong parity, or a "
                   "stage given back the wrong number of times; the exercise build bounds its "
                   "waits, so a hang ends there")
+        elif "unspecified launch failure" in out:
+            print(f"FAIL: {kernel}'s kernel faulted (above). With barriers this is what a "
+                  "consumer that does not wait for its stage leads to: the producer re-arms the "
+                  "stage's full barrier and starts copies into it while the last ones are in "
+                  "flight. Check the full-barrier wait's parity and that each stage is released "
+                  "once, after its wgmma are done")
         elif "a second run on the same input gave other bits" in out:
             print(f"FAIL: {kernel} is within the tolerance, but not deterministic: the same "
                   "input twice gave other bits (above). Add each element's partials in one "

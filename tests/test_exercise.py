@@ -26,6 +26,9 @@ if "--check" in a:
     if mode == "bits" and "--twice" in a:
         print("9x9x9 ex: a second run on the same input gave other bits", file=sys.stderr)
         sys.exit(1)
+    if mode == "fault":
+        print("error: cudaDeviceSynchronize() failed: unspecified launch failure",
+              file=sys.stderr); sys.exit(1)
     if mode == "hang":
         print("mbarrier wait timed out: full barrier, stage 2, phase 1, block 5 warp 4")
         print("error: unspecified launch failure", file=sys.stderr); sys.exit(1)
@@ -56,6 +59,7 @@ CASES = [
     ("bits", "", ["--twice"], 1, "not deterministic"),
     ("ok", "", ["--twice"], 0, "same bits when run twice"),
     ("hang", "", [], 1, "waited on a barrier phase that never completed"),
+    ("fault", "", [], 1, "kernel faulted (above)"),
     ("slow", "", [], 1, "correct, but 9.1x slower than `step`: the warp is not reading along "
                         "a row yet"),
     ("disturbed", "", [], 0, "the timing was disturbed"),
