@@ -59,9 +59,10 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
 // shared with other programs, or compute-sanitizer, stretches that by far less).
 constexpr unsigned long long kMbarWaitLimitNs = 4000000000ull;
 
-// What the first timed-out wait reports (barrier: 1 full, 2 empty, 0 neither).
+// What the first timed-out wait reports (barrier: 1 full, 2 empty, 0 neither; early: 1 where
+// the producer found a stage given back before its phase completed, mbar_rearm_ok).
 struct MbarTimeout {
-  int set, barrier, stage, parity, block, warp;
+  int set, barrier, stage, parity, block, warp, early;
 };
 // Which barrier of the kernel's ring the shared address `bar` is, and its stage: defined by
 // the translation unit that defines HOPPER_BOUNDED_WAITS, from its kernel's layout.
@@ -75,7 +76,8 @@ __device__ __forceinline__ unsigned long long globaltimer_ns() {
   asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
   return t;
 }
-__device__ __forceinline__ void mbar_wait_timed_out(uint32_t bar, uint32_t parity) {
+__device__ __forceinline__ void mbar_wait_timed_out(uint32_t bar, uint32_t parity,
+                                                    int early = 0) {
   if (atomicExch(&g_mbar_timed_out, 1u) == 0) {
     if (MbarTimeout* r = g_mbar_report) {
       int stage = -1;
@@ -84,11 +86,23 @@ __device__ __forceinline__ void mbar_wait_timed_out(uint32_t bar, uint32_t parit
       r->parity = static_cast<int>(parity);
       r->block = static_cast<int>(blockIdx.x);
       r->warp = static_cast<int>(threadIdx.x / 32);
+      r->early = early;
       __threadfence_system();  // the fields reach the host before `set` does
       r->set = 1;
       __threadfence_system();
     }
   }
+}
+// The exercise's producer, before it re-arms a stage's full barrier for round `round` of the
+// ring: the phase of the round before must have completed, since the consumers give a stage
+// back only after waiting for it. If it has not, a consumer gave the stage back without
+// waiting (a wrong parity, say), and re-arming a barrier in mid-phase would fault the kernel
+// before any wait times out: report the barrier, its stage and that phase, and give up.
+__device__ __forceinline__ bool mbar_rearm_ok(uint32_t full, int round) {
+  const uint32_t parity = static_cast<uint32_t>(round - 1) & 1;
+  if (round == 0 || mbar_try_wait(full, parity)) return true;
+  mbar_wait_timed_out(full, parity, 1);
+  return false;
 }
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   if (mbar_try_wait(bar, parity)) return;

@@ -210,7 +210,11 @@ def main(argv):
     out = check.stdout + check.stderr
     if check.returncode != 0:
         sys.stdout.write(out)
-        if "mbarrier wait timed out" in out:
+        if "mbarrier re-armed before its phase completed" in out:
+            print(f"FAIL: {kernel} gave a stage back before its copies had landed (the line "
+                  "above names the barrier, the stage and the phase): the consumers' wait on "
+                  "the full barrier let them through early, a wrong parity most often")
+        elif "mbarrier wait timed out" in out:
             print(f"FAIL: {kernel} waited on a barrier phase that never completed (the line "
                   "above names the barrier, the stage and the phase): a wrong parity, or a "
                   "stage given back the wrong number of times; the exercise build bounds its "

@@ -26,6 +26,10 @@ if "--check" in a:
     if mode == "bits" and "--twice" in a:
         print("9x9x9 ex: a second run on the same input gave other bits", file=sys.stderr)
         sys.exit(1)
+    if mode == "early":
+        print("mbarrier re-armed before its phase completed: full barrier, stage 1, phase "
+              "parity 0, block 3 warp 0", file=sys.stderr)
+        print("error: unspecified launch failure", file=sys.stderr); sys.exit(1)
     if mode == "fault":
         print("error: cudaDeviceSynchronize() failed: unspecified launch failure",
               file=sys.stderr); sys.exit(1)
@@ -60,6 +64,7 @@ CASES = [
     ("ok", "", ["--twice"], 0, "same bits when run twice"),
     ("hang", "", [], 1, "waited on a barrier phase that never completed"),
     ("fault", "", [], 1, "kernel faulted (above)"),
+    ("early", "", [], 1, "gave a stage back before its copies had landed"),
     ("slow", "", [], 1, "correct, but 9.1x slower than `step`: the warp is not reading along "
                         "a row yet"),
     ("disturbed", "", [], 0, "the timing was disturbed"),

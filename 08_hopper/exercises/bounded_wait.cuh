@@ -45,11 +45,18 @@ inline void print_mbar_timeout() {
   const volatile MbarTimeout* r = g_mbar_host_report;
   if (!r || !r->set) return;
   static const char* const kNames[] = {"an unknown", "full", "empty"};
-  std::fprintf(stderr,
-               "mbarrier wait timed out: %s barrier, stage %d, phase parity %d, block %d warp %d "
-               "(no such phase came in %.0f s)\n",
-               kNames[r->barrier >= 0 && r->barrier <= 2 ? r->barrier : 0], r->stage, r->parity,
-               r->block, r->warp, kMbarWaitLimitNs * 1e-9);
+  const char* name = kNames[r->barrier >= 0 && r->barrier <= 2 ? r->barrier : 0];
+  if (r->early)
+    std::fprintf(stderr,
+                 "mbarrier re-armed before its phase completed: %s barrier, stage %d, phase "
+                 "parity %d, block %d warp %d (a consumer gave the stage back before waiting "
+                 "for its copies)\n",
+                 name, r->stage, r->parity, r->block, r->warp);
+  else
+    std::fprintf(stderr,
+                 "mbarrier wait timed out: %s barrier, stage %d, phase parity %d, block %d "
+                 "warp %d (no such phase came in %.0f s)\n",
+                 name, r->stage, r->parity, r->block, r->warp, kMbarWaitLimitNs * 1e-9);
   std::fflush(nullptr);
   std::_Exit(1);
 }

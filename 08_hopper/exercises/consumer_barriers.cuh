@@ -94,6 +94,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
           // A stage is free once its previous use is over: parity of the phase before this
           // one (a fresh barrier counts its phase "-1" as complete: the first round passes).
           mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);
+          if (!mbar_rearm_ok(full0 + 8 * s, it / S)) return;  // given back early (hopper_ptx.cuh)
           mbar_arrive_expect_tx(full0 + 8 * s, kWsStageBytes);
           tma_load_2d(base + s * kWsStageBytes, &tm_a, kt * BK, tc.m * kWsBM, full0 + 8 * s);
           tma_load_2d(base + s * kWsStageBytes + kWsABytes, &tm_b, kt * BK, tc.n * kWsBN,
