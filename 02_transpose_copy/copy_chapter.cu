@@ -34,15 +34,8 @@ class CopyCase : public Case {
     }
   }
 
-  void poison_output() override {
-    poison(out_.get(), out_.bytes());
-    out_.fill_guards();
-  }
-
-  std::string check_guards() override {
-    const auto t = out_.check_guards();
-    return t ? describe_guard_touch(*t, "out", out_.size()) : "";
-  }
+  void poison_output() override { out_.poison(); }
+  std::string check_guards() override { return out_.touched("out"); }
 
   std::vector<unsigned char> output_bytes() override {
     std::vector<unsigned char> b(out_.bytes());

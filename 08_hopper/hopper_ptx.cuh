@@ -76,8 +76,9 @@ __device__ __forceinline__ unsigned long long globaltimer_ns() {
   asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
   return t;
 }
-__device__ __forceinline__ void mbar_wait_timed_out(uint32_t bar, uint32_t parity,
-                                                    int early = 0) {
+// The first thread of the grid to give up reports (barrier `bar`, the phase of `parity`; early:
+// a re-arm, else a wait that timed out); from then on every wait of the grid gives up at once.
+__device__ __forceinline__ void mbar_give_up(uint32_t bar, uint32_t parity, int early = 0) {
   if (atomicExch(&g_mbar_timed_out, 1u) == 0) {
     if (MbarTimeout* r = g_mbar_report) {
       int stage = -1;
@@ -101,7 +102,7 @@ __device__ __forceinline__ void mbar_wait_timed_out(uint32_t bar, uint32_t parit
 __device__ __forceinline__ bool mbar_rearm_ok(uint32_t full, int round) {
   const uint32_t parity = static_cast<uint32_t>(round - 1) & 1;
   if (round == 0 || mbar_try_wait(full, parity)) return true;
-  mbar_wait_timed_out(full, parity, 1);
+  mbar_give_up(full, parity, 1);
   return false;
 }
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
@@ -111,7 +112,7 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
     // Another wait of the grid has timed out: give up too, so the kernel ends.
     if (*static_cast<volatile unsigned int*>(&g_mbar_timed_out)) return;
     if (globaltimer_ns() - start > kMbarWaitLimitNs) {
-      mbar_wait_timed_out(bar, parity);
+      mbar_give_up(bar, parity);
       return;
     }
   }

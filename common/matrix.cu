@@ -66,19 +66,22 @@ std::string describe_guard_touch(const GuardTouch& t, const char* output, size_t
   return line;
 }
 
-GuardedBuffer::GuardedBuffer(size_t n) : n_(n), raw_(kGuardBytes + n * sizeof(float) + kGuardBytes) {
-  fill_guards();
+GuardedBuffer::GuardedBuffer(size_t n)
+    : n_(n), raw_(kGuardBytes + n * sizeof(float) + kGuardBytes) {
+  poison();
 }
 
-void GuardedBuffer::fill_guards() {
+void GuardedBuffer::poison() {
+  ::poison(get(), bytes());
   CUDA_CHECK(cudaMemset(raw_.get(), kGuardByte, kGuardBytes));
   CUDA_CHECK(cudaMemset(raw_.get() + kGuardBytes + bytes(), kGuardByte, kGuardBytes));
 }
 
-std::optional<GuardTouch> GuardedBuffer::check_guards() const {
+std::string GuardedBuffer::touched(const char* name) const {
   std::vector<unsigned char> before(kGuardBytes), after(kGuardBytes);
   CUDA_CHECK(cudaMemcpy(before.data(), raw_.get(), kGuardBytes, cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaMemcpy(after.data(), raw_.get() + kGuardBytes + bytes(), kGuardBytes,
                         cudaMemcpyDeviceToHost));
-  return find_guard_touch(before.data(), after.data(), kGuardBytes, n_);
+  const auto t = find_guard_touch(before.data(), after.data(), kGuardBytes, n_);
+  return t ? describe_guard_touch(*t, name, n_) : "";
 }

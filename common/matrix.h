@@ -96,12 +96,13 @@ std::optional<GuardTouch> find_guard_touch(const unsigned char* before,
                                            const unsigned char* after, size_t guard_bytes,
                                            size_t n);
 
-// One line: "guard after C touched: C[4096] (1st float past the end of 4096) holds
-// 0x3f800000 (1)".
+// One line: "guard after C touched: C[4096] (float 1 past its end) holds 0x3f800000 (1)".
 std::string describe_guard_touch(const GuardTouch& t, const char* output, size_t n);
 
 // Owns n floats between two guard zones (above). Filled with the guard pattern when allocated;
-// fill_guards() writes it again, check_guards() reads both zones back.
+// poison() fills the output with NaN (poison) and the zones with the pattern again before a
+// verified run; touched(name) reads both zones back after it: "" while untouched, else the
+// line describe_guard_touch writes.
 class GuardedBuffer {
  public:
   GuardedBuffer() = default;
@@ -109,8 +110,8 @@ class GuardedBuffer {
   float* get() const { return reinterpret_cast<float*>(raw_.get() + kGuardBytes); }
   size_t size() const { return n_; }
   size_t bytes() const { return n_ * sizeof(float); }
-  void fill_guards();
-  std::optional<GuardTouch> check_guards() const;
+  void poison();
+  std::string touched(const char* name) const;
 
  private:
   size_t n_ = 0;

@@ -16,9 +16,11 @@ import argparse
 import csv
 import datetime
 import os
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import progression  # noqa: E402  (how a row is run and read)
 
 # (chapter folder, program, kernel, shape): the short shapes of the BF16 chapters' answers, a
 # long one as the control.
@@ -36,27 +38,13 @@ CASES = [
 
 
 def run(program, kernel, shape, flush, tmp):
-    out = os.path.join(tmp, "rows.csv")
-    if os.path.exists(out):
-        os.remove(out)
+    """One process: the kernel and its baseline, timed as the recorded run times them
+    (progression.measure), with the flush named."""
     env = dict(os.environ)
     env.pop("GEMM_FLUSH", None)
     if flush == "memset":
         env["GEMM_FLUSH"] = "memset"
-    p = subprocess.run([program, "--bench", "--kernel", kernel, "--shapes", shape, "--csv", out],
-                       capture_output=True, text=True, env=env)
-    if p.returncode == 77:
-        return None, ""
-    if p.returncode != 0:
-        sys.exit(f"{program} --kernel {kernel} --shapes {shape} failed ({p.returncode}):\n"
-                 + p.stdout + p.stderr)
-    device = next((l for l in p.stdout.splitlines() if l.startswith("GPU ")), "")
-    with open(out) as f:
-        rows = list(csv.DictReader(f))
-    mine = next(r for r in rows if r["kernel"] == kernel)
-    base = next(r for r in rows if r["kernel"] == mine["baseline"])
-    return dict(ms=float(mine["ms_median"]), baseline=mine["baseline"],
-                baseline_ms=float(base["ms_median"]), pct=float(mine["pct_of_baseline"])), device
+    return progression.measure(program, {"name": kernel}, shape, 0, tmp, env)
 
 
 def main():
@@ -72,12 +60,13 @@ def main():
             for r in range(args.runs):
                 for flush in ("memset", "read") if r % 2 == 0 else ("read", "memset"):
                     m, dev = run(program, kernel, shape, flush, tmp)
-                    if m is None:
-                        print(f"{chapter} {kernel} {shape}: skipped (no usable GPU)")
+                    if m["status"] != "ok":
+                        print(f"{chapter} {kernel} {shape}: skipped ({m['reason']})")
                         return 77
-                    device = device or dev
+                    device = device or dev or ""
                     rows.append(dict(chapter=chapter, kernel=kernel, shape=shape, flush=flush,
-                                     run=r + 1, **m))
+                                     run=r + 1, ms=m["ms"], baseline=m["baseline"],
+                                     baseline_ms=m["baseline_ms"], pct=m["pct"]))
                     print(f"{kernel:>10} {shape:>16} {flush:>6}: {m['ms'] * 1e3:9.2f} us, "
                           f"{m['baseline']} {m['baseline_ms'] * 1e3:9.2f} us, {m['pct']:6.2f} %",
                           flush=True)

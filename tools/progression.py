@@ -67,15 +67,16 @@ def chapter_of(program):
     return os.path.basename(os.path.dirname(program))
 
 
-def run_one(program, kernel, shape, reps, tmp):
-    """Verifies, then times `kernel` and its baseline at `shape`: (status, rows, device line)."""
+def run_one(program, kernel, shape, reps, tmp, env=None):
+    """Verifies, then times `kernel` and its baseline at `shape`: (status, rows, device line).
+    env: the program's environment, if not this one's (tools/flush_compare.py)."""
     out = os.path.join(tmp, "rows.csv")
     if os.path.exists(out):
         os.remove(out)
     cmd = [program, "--bench", "--kernel", kernel, "--shapes", shape, "--csv", out]
     if reps:
         cmd += ["--reps", str(reps)]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if p.returncode == 77:
         return "skip", (p.stderr.strip().splitlines() or ["skipped"])[-1], None
     if p.returncode != 0:
@@ -87,8 +88,8 @@ def run_one(program, kernel, shape, reps, tmp):
     return "ok", rows, device
 
 
-def measure(program, entry, shape, reps, tmp):
-    status, rows, device = run_one(program, entry["name"], shape, reps, tmp)
+def measure(program, entry, shape, reps, tmp, env=None):
+    status, rows, device = run_one(program, entry["name"], shape, reps, tmp, env)
     if status == "skip":
         return {"status": "skipped", "reason": rows}, None
     unit = "GB/s" if "GB/s" in rows[0] else "TFLOP/s"

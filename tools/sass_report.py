@@ -62,53 +62,48 @@ def resources(program, arch):
     return res
 
 
-def sass_counts(program, arch):
-    """{mangled: {instructions, OPCODE: count}} from cuobjdump -sass."""
+def sass(program, arch):
+    """{mangled: [(opcode, instruction text without its encoding), ...]} from cuobjdump -sass,
+    in program order, NOPs left out."""
     out = subprocess.run(["cuobjdump", "-sass", "-arch", arch, program], capture_output=True,
                          text=True).stdout
-    counts, fn = {}, None
+    functions, fn = {}, None
     for line in out.splitlines():
         m = re.match(r"\s*Function : (\S+)", line)
         if m:
             fn = m.group(1)
-            counts[fn] = {"instructions": 0, **{op: 0 for op in OPCODES}}
+            functions[fn] = []
             continue
-        m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)(\.\S+)?", line)
-        if m and fn:
-            op = m.group(1)
-            if op == "NOP":
-                continue
-            counts[fn]["instructions"] += 1
-            if op in counts[fn]:
-                counts[fn][op] += 1
+        m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+((?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)[^;]*?)\s*;",
+                     line)
+        if m and fn and m.group(2) != "NOP":
+            functions[fn].append((m.group(2), m.group(1)))
+    return functions
+
+
+def sass_counts(program, arch):
+    """{mangled: {instructions, OPCODE: count}} from cuobjdump -sass."""
+    counts = {}
+    for fn, instructions in sass(program, arch).items():
+        c = counts[fn] = {"instructions": len(instructions), **{op: 0 for op in OPCODES}}
+        for op, _ in instructions:
+            if op in c:
+                c[op] += 1
     return counts
 
 
 def lines(program, kernel, opcodes, arch):
     """The SASS lines of the kernels whose demangled name contains `kernel`, opcode matching."""
-    out = subprocess.run(["cuobjdump", "-sass", "-arch", arch, program], capture_output=True,
-                         text=True).stdout
-    blocks, fn = {}, None
-    for line in out.splitlines():
-        m = re.match(r"\s*Function : (\S+)", line)
-        if m:
-            fn = m.group(1)
-            blocks.setdefault(fn, [])
-            continue
-        m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;", line)
-        if m and fn:
-            text = m.group(1)
-            op = re.sub(r"^@!?U?P\w+\s+", "", text).split()[0].split(".")[0]
-            if re.fullmatch(opcodes, op):
-                blocks[fn].append(text)
-    names = demangle(sorted(blocks))
+    functions = sass(program, arch)
+    names = demangle(sorted(functions))
     found = 0
-    for mangled in sorted(blocks, key=lambda n: names.get(n, n)):
+    for mangled in sorted(functions, key=lambda n: names.get(n, n)):
         if kernel in names.get(mangled, mangled):
             found += 1
             print(names.get(mangled, mangled))
-            for text in blocks[mangled]:
-                print("    " + text)
+            for op, text in functions[mangled]:
+                if re.fullmatch(opcodes, op):
+                    print("    " + text)
     return 0 if found else 1
 
 

@@ -67,6 +67,7 @@ import glob
 import os
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 
@@ -307,7 +308,7 @@ class Data:
             if c is None:
                 parts.append(f"{PEAK_WORDS[p]}: no ceiling recorded")
                 continue
-            rate = f"{c[1]:.0f}" if c[1] >= 100 else f"{c[1]:.1f}"
+            rate = f"{c[1]:.1f}"  # as the prose quotes ceilings.csv
             note = ""
             if p == "bf16":
                 note = (", the tensor cores' measured rate" if c[0] == "wgmma_bf16" else
@@ -490,7 +491,7 @@ def dram_table(data, o):
     # The measured copy bandwidth (tools/ceilings) where the record has it, else the bus's.
     measured = "copy" in data.ceilings and data.ceilings["copy"][1] == "GB/s"
     peak = data.ceilings["copy"][0] if measured else dram_peak_gbs(data.tmeta)
-    what = (f"; the copy ceiling (`copy`, measured) {peak:.0f} GB/s" if measured else
+    what = (f"; the copy ceiling (`copy`, measured) {peak:.1f} GB/s" if measured else
             f"; DRAM peak {peak:.0f} GB/s (bus width × clock × 2)")
     body = []
     for s in shapes:
@@ -587,10 +588,6 @@ def flush_table(data, o):
             order.append(key)
         cases.setdefault(key, {}).setdefault(r["flush"], []).append(r)
 
-    def med(v):
-        v = sorted(v)
-        n = len(v)
-        return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
     body = []
     for key in order:
         cells = [f"`{key[0]}`", shape_name(key[1])]
@@ -599,9 +596,9 @@ def flush_table(data, o):
             rs = cases[key].get(how, [])
             if not rs:
                 raise KeyError(f"flush.csv has no '{how}' run of {key[0]} {key[1]}")
-            pct[how] = med([float(r["pct"]) for r in rs])
-            cells += [f"{med([float(r['ms']) for r in rs]) * 1e3:.2f}",
-                      f"{med([float(r['baseline_ms']) for r in rs]) * 1e3:.2f}",
+            pct[how] = statistics.median([float(r["pct"]) for r in rs])
+            cells += [f"{statistics.median([float(r['ms']) for r in rs]) * 1e3:.2f}",
+                      f"{statistics.median([float(r['baseline_ms']) for r in rs]) * 1e3:.2f}",
                       f"{pct[how]:.1f}%"]
         cells.append(signed(round(pct["read"], 1) - round(pct["memset"], 1)))
         body.append(cells)
@@ -697,10 +694,8 @@ def ceilings_table(data, o):
     if not os.path.exists(path):
         raise KeyError(f"{data.where}/ceilings.csv is missing (build/tools/ceilings/ceilings)")
     rows, meta = read_csv(path)
-    body = [[f"`{r['ceiling']}`", (f"{float(r['value']):.0f}" if r["value"] and
-                                   float(r["value"]) >= 100 else r["value"] and
-                                   f"{float(r['value']):.1f}") or "not measured", r["unit"],
-             r["detail"]] for r in rows]
+    body = [[f"`{r['ceiling']}`", f"{float(r['value']):.1f}" if r["value"] else "not measured",
+             r["unit"], r["detail"]] for r in rows]
     return [f"*{gpu_name(meta)}, CUDA {cuda_version(meta)}: `{data.where}/ceilings.csv`.*",
             ""] + table(["ceiling", "rate", "unit", "how"], body)
 
