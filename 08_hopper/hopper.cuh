@@ -131,8 +131,8 @@ constexpr int kBandBytes = 16 * kBandRow * 4;  // one warp's band
 // S = min(G / R, I) slices of K, one slice per block, so that R S blocks share the last wave
 // instead of R. The split tiles come first, so all their slices run at the same time, and the
 // blocks of one tile meet in a workspace (split_wave_kernel's fixup). S < 2: nothing is split,
-// and the plan is step 5's persistent grid. Slice s of a tile covers the K-tiles
-// [s I / S, (s + 1) I / S): chapter 06's splitk_slice, never empty since S <= I.
+// and the plan is step 5's persistent grid. Slice s of a tile covers the K-tiles s, s + S,
+// s + 2 S, ... (wave_unit), never empty since S <= I; slice 0 has the most, ceil(I / S).
 struct WavePlan {
   int tiles = 0, k_tiles = 0;  // T, I
   int grid = 0;                // blocks: G, or fewer when there is less than a wave of work
@@ -158,17 +158,23 @@ __host__ __device__ constexpr WavePlan plan_wave(int tiles, int k_tiles, int sms
   return p;
 }
 
-// The j-th piece of work of block b: a tile and its K-tiles [k_begin, k_end), and the slice
-// (-1: the whole tile, stored to C directly). tile = -1: the block is done.
+// The j-th piece of work of block b: a tile and its K-tiles k_begin, k_begin + k_step, ... below
+// k_end, and the slice (-1: the whole tile, stored to C directly). tile = -1: the block is done.
+// Slice s of a split tile takes every S-th K-tile from s (k_step = S), not a contiguous run:
+// the S blocks of a tile then read neighbouring K-tiles of the same rows at about the same time
+// (measured: NOTES.md, "Strided slices").
 struct WorkUnit {
   int tile, k_begin, k_end, slice;
+  int k_step = 1;
 };
+__host__ __device__ constexpr int unit_k_tiles(const WorkUnit& u) {
+  return (u.k_end - u.k_begin + u.k_step - 1) / u.k_step;
+}
 __host__ __device__ constexpr WorkUnit wave_unit(const WavePlan& p, int block, int j) {
   if (p.split_tiles > 0 && block < p.split_tiles * p.splits) {
     if (j == 0) {
       const int s = block % p.splits;
-      return {block / p.splits, int(int64_t(s) * p.k_tiles / p.splits),
-              int(int64_t(s + 1) * p.k_tiles / p.splits), s};
+      return {block / p.splits, s, p.k_tiles, s, p.splits};
     }
     --j;  // the split slice came first; then the whole tiles
   }

@@ -130,11 +130,12 @@ bool wave_schedule_is_exact(int tiles, int k_tiles, int sms) {
       const bool split = u.tile < p.split_tiles;
       if (split != (u.slice >= 0)) return false;
       if (split && (j != 0 || u.slice >= p.splits)) return false;
-      if (!split && (u.k_begin != 0 || u.k_end != k_tiles)) return false;
+      if (!split && (u.k_begin != 0 || u.k_end != k_tiles || u.k_step != 1)) return false;
+      if (split && u.k_step != p.splits) return false;
       if (split) ++slices[u.tile];
-      for (int k = u.k_begin; k < u.k_end; ++k)
+      for (int k = u.k_begin; k < u.k_end; k += u.k_step)
         if (covered[size_t(u.tile) * k_tiles + k]++) return false;
-      mine += u.k_end - u.k_begin;
+      mine += unit_k_tiles(u);
     }
     busiest = std::max(busiest, mine);
   }

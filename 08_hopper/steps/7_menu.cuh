@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
         const WorkUnit u = wave_unit(plan, blockIdx.x, j);
         if (u.tile < 0) break;
         const TileCoord tc = grouped_tile(u.tile, tiles_m, tiles_n, group);
-        for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
+        for (int kt = u.k_begin; kt < u.k_end; kt += u.k_step, ++it) {
           const int s = it % S;
           // A stage is free once its previous use is over: parity of the phase before this
           // one (a fresh barrier counts its phase "-1" as complete: the first round passes).
@@ -215,7 +215,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       float acc[WN / 2];
 #pragma unroll
       for (int i = 0; i < WN / 2; ++i) acc[i] = 0.0f;
-      for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
+      for (int kt = u.k_begin; kt < u.k_end; kt += u.k_step, ++it) {
         const int s = it % S;
         mbar_wait(full0 + 8 * s, (it / S) & 1);  // the copies of this K tile have landed
         pin(acc);

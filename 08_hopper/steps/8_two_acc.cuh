@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
         const WorkUnit u = wave_unit(plan, blockIdx.x, j);
         if (u.tile < 0) break;
         const TileCoord tc = grouped_tile(u.tile, tiles_m, tiles_n, group);
-        for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
+        for (int kt = u.k_begin; kt < u.k_end; kt += u.k_step, ++it) {
           const int s = it % S;
           // A stage is free once its previous use is over: parity of the phase before this
           // one (a fresh barrier counts its phase "-1" as complete: the first round passes).
@@ -238,9 +238,9 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       // Two K tiles a round, one into each accumulator; no branch chooses between them (a
       // wgmma whose accumulator depends on a branch is serialized by ptxas).
       int kt = u.k_begin;
-      for (; kt + 1 < u.k_end; kt += 2) {
+      for (; kt + u.k_step < u.k_end; kt += 2 * u.k_step) {
         k_tile(acc, kt);
-        k_tile(acc_odd, kt + 1);
+        k_tile(acc_odd, kt + u.k_step);
       }
       if (kt < u.k_end) k_tile(acc, kt);
       wgmma_wait<0>();
