@@ -3,7 +3,7 @@
 // files in reading order, then the experiments); the reader's exercise: exercises/exercises.cu.
 #include "03_tiled/tiled.cuh"
 #include "04_coalesced/coalesced.cuh"
-#include "04_coalesced/simt.cuh"
+#include "shared/simt/simt.cuh"
 #include "common/gemm.h"
 
 int main(int argc, char** argv) {

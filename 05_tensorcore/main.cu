@@ -1,7 +1,7 @@
 // Chapter 05's program: WMMA, then mma.sync with LDS, with ldmatrix, and with a swizzled tile,
 // next to cuBLAS (cublasGemmEx, BF16 in, FP32 compute and out) on the same Bᵀ layout. The
 // kernels are the step files (steps/, in this order) and the sweep (experiments/mma_sweep.cuh).
-#include "05_tensorcore/tensorcore.cuh"
+#include "shared/tensorcore/tensorcore.cuh"
 #include "common/gemm.h"
 
 int main(int argc, char** argv) {

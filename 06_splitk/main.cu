@@ -4,7 +4,7 @@
 // exercises/exercises.cu.
 #include <string>
 
-#include "06_splitk/splitk.cuh"
+#include "shared/tensorcore/splitk.cuh"
 #include "common/gemm.h"
 
 int main(int argc, char** argv) {

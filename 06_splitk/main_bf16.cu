@@ -3,7 +3,7 @@
 // out, Bᵀ layout), all checked against the exact product.
 #include <string>
 
-#include "06_splitk/splitk.cuh"
+#include "shared/tensorcore/splitk.cuh"
 #include "common/gemm.h"
 
 int main(int argc, char** argv) {

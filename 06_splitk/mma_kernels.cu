@@ -4,5 +4,5 @@
 //                             splitk_mma, and mma (S = 1)
 // The split itself is splitk.cuh and splitk.cu, shared with the FP32 kernel. Explanation and
 // measurements: 06_splitk/README.md; the lab notebook: NOTES.md.
-#include "06_splitk/splitk.cuh"
+#include "shared/tensorcore/splitk.cuh"
 #include "06_splitk/steps/2_mma_splitk.cuh"

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "06_splitk/splitk.cuh"
+#include "shared/tensorcore/splitk.cuh"
 #include "common/cli.h"
 #include "common/device.h"
 #include "common/matrix.h"

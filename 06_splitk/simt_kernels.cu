@@ -3,5 +3,5 @@
 //                             splitk_simt_atomic, splitk_simt, and simt_bt (S = 1)
 // The split itself (the slices, the plan, the workspace and its reduction) is splitk.cuh and
 // splitk.cu. Explanation and measurements: 06_splitk/README.md; the lab notebook: NOTES.md.
-#include "06_splitk/splitk.cuh"
+#include "shared/tensorcore/splitk.cuh"
 #include "06_splitk/steps/1_simt_splitk.cuh"

@@ -1,6 +1,6 @@
 // Chapter 06: the parts of split-K that do not depend on the base kernel: the reduction of the
 // workspace, the workspace itself, the SM count. See splitk.cuh.
-#include "06_splitk/splitk.cuh"
+#include "shared/tensorcore/splitk.cuh"
 
 #include "common/matrix.h"
 

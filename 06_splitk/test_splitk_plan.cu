@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "06_splitk/splitk.cuh"
+#include "shared/tensorcore/splitk.cuh"
 #include "harness.h"
 
 namespace {

@@ -1,8 +1,8 @@
 // Chapter 07's program: cp.async pipelining on chapter 05's best mma.sync kernel, step by step,
 // next to chapter 05's kernel and cuBLAS (cublasGemmEx, BF16 in, FP32 accumulate and out, Bᵀ).
 // The kernels: kernels.cu (the step files in reading order, then the experiments).
-#include "05_tensorcore/tensorcore.cuh"
-#include "07_pipelined/pipelined.cuh"
+#include "shared/tensorcore/tensorcore.cuh"
+#include "shared/tensorcore/pipelined.cuh"
 #include "common/gemm.h"
 
 int main(int argc, char** argv) {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "07_pipelined/pipelined.cuh"
+#include "shared/tensorcore/pipelined.cuh"
 #include "common/access_model.h"
 #include "harness.h"
 

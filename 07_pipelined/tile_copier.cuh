@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "07_pipelined/cp_async.cuh"
-#include "07_pipelined/pipelined.cuh"
+#include "shared/tensorcore/pipelined.cuh"
 
 // Thread tid copies the pieces copy_piece<BK>(tid, p, kThreads), p = 0 .. kPieces - 1: rows
 // row0 + p * kRowsPerPass at one k. Their shared offsets are one swizzled offset plus whole

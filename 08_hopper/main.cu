@@ -1,7 +1,7 @@
 // Chapter 08's program: wgmma and TMA on the H100, step by step, next to chapter 07's answer and
 // cuBLAS (cublasGemmEx, BF16 in, FP32 accumulate and out, Bᵀ).
-#include "07_pipelined/pipelined.cuh"
-#include "08_hopper/hopper.cuh"
+#include "shared/tensorcore/pipelined.cuh"
+#include "shared/hopper/hopper.cuh"
 #include "common/gemm.h"
 
 int main(int argc, char** argv) {

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "05_tensorcore/tensorcore.cuh"
-#include "08_hopper/hopper.cuh"
+#include "shared/tensorcore/tensorcore.cuh"
+#include "shared/hopper/hopper.cuh"
 #include "common/access_model.h"
 #include "harness.h"
 

@@ -36,9 +36,9 @@
 #include "02_transpose_copy/transpose.cuh"
 #include "03_tiled/tiled.cuh"
 #include "04_coalesced/coalesced.cuh"
-#include "04_coalesced/simt.cuh"
-#include "05_tensorcore/tensorcore.cuh"
-#include "08_hopper/hopper.cuh"
+#include "shared/simt/simt.cuh"
+#include "shared/tensorcore/tensorcore.cuh"
+#include "shared/hopper/hopper.cuh"
 #include "common/access_model.h"
 
 namespace {
@@ -290,7 +290,7 @@ KernelModel model_tiled_2d(int M, int N, int K) {
   return m;
 }
 
-// A piece's transposed store (store_kmajor_piece, 04_coalesced/simt_load.cuh; inline there):
+// A piece's transposed store (store_kmajor_piece, shared/simt/simt_load.cuh; inline there):
 // float4 piece f of a (BX, BK) tile is row x = f / (BK / 4), k = (f % (BK / 4)) * 4; its element
 // q goes to word (k + q) * BX + (swizzled ? kmajor_swizzle<BK>(k + q, x) : x).
 template <int BK>

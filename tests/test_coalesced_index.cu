@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "04_coalesced/coalesced.cuh"
-#include "04_coalesced/simt.cuh"
+#include "shared/simt/simt.cuh"
 #include "common/access_model.h"
 #include "harness.h"
 

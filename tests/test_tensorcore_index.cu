@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "05_tensorcore/tensorcore.cuh"
+#include "shared/tensorcore/tensorcore.cuh"
 #include "common/access_model.h"
 #include "harness.h"
 
@@ -132,7 +132,7 @@ int lds_worst() {
 
 // Worst wavefronts of the 128-bit stores that fill a (ROWS, BK) tile: warp w's 32 lanes store
 // pieces f = 32 w + lane + p * kThreads at (f / (BK / 8), 8 (f % (BK / 8))) (TileLoader::store,
-// 05_tensorcore/tile_loader.cuh).
+// shared/tensorcore/tile_loader.cuh).
 template <int ROWS, int BK, TileLayout L>
 int store_worst() {
   int worst = 0;

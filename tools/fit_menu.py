@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The constants of chapter 08's shape rule (choose_hopper, 08_hopper/hopper.cuh), from a sweep.
+"""The constants of chapter 08's shape rule (choose_hopper, shared/hopper/hopper.cuh), from a sweep.
 
 usage: tools/fit_menu.py [--search]
 

@@ -6,6 +6,7 @@ cuobjdump (and nvdisasm, which it calls) from the CUDA toolkit.
 usage: tools/sass_report.py BUILD_DIR [PROGRAM ...] [--arch sm_90] [--csv FILE]
        tools/sass_report.py --compare BEFORE.csv AFTER.csv [--map OLD=NEW ...]
        tools/sass_report.py --lines KERNEL OPCODES PROGRAM [--arch sm_90]
+       tools/sass_report.py BUILD_DIR --text FILE [--arch sm_90]
 
 A row: program, kernel (demangled), registers, stack bytes, local (spill) bytes, static shared
 bytes, instructions, and the counts of the opcodes the chapters talk about (FFMA, HMMA, LDS,
@@ -14,7 +15,10 @@ prints every kernel whose registers or instruction counts differ: a kernel whose
 change should not move. --lines prints the SASS lines, without their encodings, of every
 kernel whose demangled name contains KERNEL and whose opcode matches the regex OPCODES: e.g.
 `--lines 'tiled_bt_kernel<(BtLayout)0>' 'LDS|STS' build/04_coalesced/coalesced`, chapter 04's
-merged loads.
+merged loads. --text writes the SASS of every kernel of every program, without encodings, one
+block per kernel sorted by name (a kernel that several programs link appears once): two such
+files from builds before and after a change are equal exactly when no kernel's code moved, as
+when headers move to shared/ (`cmp before.txt after.txt`).
 """
 import argparse
 import csv
@@ -120,6 +124,20 @@ def report(build, programs, arch):
     return rows
 
 
+def text(build, arch, path):
+    kernels = {}
+    for program in programs_in(build):
+        functions = sass(program, arch)
+        names = demangle(sorted(functions))
+        for mangled, instructions in functions.items():
+            kernels.setdefault(names.get(mangled, mangled), [t for _, t in instructions])
+    with open(path, "w") as f:
+        for name in sorted(kernels):
+            f.write(f"== {name}\n" + "".join(f"    {t}\n" for t in kernels[name]))
+    print(f"{len(kernels)} kernels -> {path}")
+    return 0
+
+
 def compare(before, after, renames):
     def load(path):
         with open(path) as f:
@@ -156,6 +174,7 @@ def main():
     ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
     ap.add_argument("--map", action="append", default=[], help="OLD=NEW: rename in BEFORE")
     ap.add_argument("--lines", nargs=2, metavar=("KERNEL", "OPCODES"))
+    ap.add_argument("--text", metavar="FILE")
     args = ap.parse_args()
     if args.lines:
         if not args.build:
@@ -165,6 +184,8 @@ def main():
         return compare(*args.compare, [tuple(m.split("=", 1)) for m in args.map])
     if not args.build:
         ap.error("BUILD_DIR is needed")
+    if args.text:
+        return text(args.build, args.arch, args.text)
     rows = report(args.build, args.programs, args.arch)
     cols = ["program", "kernel", "regs", "stack", "local", "shared", "instructions"] + OPCODES
     out = open(args.csv, "w", newline="") if args.csv else sys.stdout

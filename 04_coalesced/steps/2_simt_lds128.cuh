@@ -11,8 +11,8 @@
 // and the thread map (SimtThread) are in simt.cuh, the piece loads in simt_load.cuh.
 #pragma once
 
-#include "04_coalesced/simt.cuh"
-#include "04_coalesced/simt_load.cuh"
+#include "shared/simt/simt.cuh"
+#include "shared/simt/simt_load.cuh"
 
 template <typename Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)

@@ -14,8 +14,8 @@
 // Included once, by 04_coalesced/kernels.cu.
 #pragma once
 
-#include "04_coalesced/simt.cuh"
-#include "04_coalesced/simt_load.cuh"
+#include "shared/simt/simt.cuh"
+#include "shared/simt/simt_load.cuh"
 
 template <typename Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)

@@ -12,8 +12,8 @@
 // launch this kernel with other tiles). Chapter 06 copies it for split-K.
 #pragma once
 
-#include "04_coalesced/simt.cuh"
-#include "04_coalesced/simt_load.cuh"
+#include "shared/simt/simt.cuh"
+#include "shared/simt/simt_load.cuh"
 
 template <typename Cfg, bool kBT>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)

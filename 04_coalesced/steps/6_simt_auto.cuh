@@ -12,8 +12,8 @@
 // Included once, by 04_coalesced/kernels.cu.
 #pragma once
 
-#include "04_coalesced/simt.cuh"
-#include "04_coalesced/simt_load.cuh"
+#include "shared/simt/simt.cuh"
+#include "shared/simt/simt_load.cuh"
 #include "04_coalesced/steps/5_simt.cuh"
 #include "common/device.h"
 

@@ -34,9 +34,9 @@
 // than 1.5x slower FAILS, with a sentence on what the lesson is about (tests/exercise.py).
 #pragma once
 
-#include "05_tensorcore/mma_ptx.cuh"
-#include "05_tensorcore/tensorcore.cuh"
-#include "05_tensorcore/tile_loader.cuh"
+#include "shared/tensorcore/mma_ptx.cuh"
+#include "shared/tensorcore/tensorcore.cuh"
+#include "shared/tensorcore/tile_loader.cuh"
 #include "common/exercise.h"
 
 // Delete this line when you start writing: while it is here, the harness reports SKIP.

@@ -12,9 +12,9 @@
 
 #include <mma.h>
 
-#include "05_tensorcore/mma_ptx.cuh"
-#include "05_tensorcore/tensorcore.cuh"
-#include "05_tensorcore/tile_loader.cuh"
+#include "shared/tensorcore/mma_ptx.cuh"
+#include "shared/tensorcore/tensorcore.cuh"
+#include "shared/tensorcore/tile_loader.cuh"
 
 __global__ void __launch_bounds__(wmma_cfg::kThreads, 2)
     wmma_shared_kernel(int M, int N, int K, const bf16* __restrict__ A, const bf16* __restrict__ Bt,

@@ -17,9 +17,9 @@
 // kernel with the sweep's configurations).
 #pragma once
 
-#include "05_tensorcore/mma_ptx.cuh"
-#include "05_tensorcore/tensorcore.cuh"
-#include "05_tensorcore/tile_loader.cuh"
+#include "shared/tensorcore/mma_ptx.cuh"
+#include "shared/tensorcore/tensorcore.cuh"
+#include "shared/tensorcore/tile_loader.cuh"
 
 template <typename Cfg, TileLayout L>
 __global__ void __launch_bounds__(Cfg::kThreads, mma_min_blocks<Cfg>())

@@ -12,9 +12,9 @@
 // Included once, by 06_splitk/simt_kernels.cu.
 #pragma once
 
-#include "04_coalesced/simt.cuh"
-#include "04_coalesced/simt_load.cuh"
-#include "06_splitk/splitk.cuh"
+#include "shared/simt/simt.cuh"
+#include "shared/simt/simt_load.cuh"
+#include "shared/tensorcore/splitk.cuh"
 
 // Block z of S writes its partial tile to C + z * slice_stride (the workspace), or, kAtomic,
 // adds it into C (slice_stride 0).

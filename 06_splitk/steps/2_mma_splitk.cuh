@@ -12,10 +12,10 @@
 // Included once, by 06_splitk/mma_kernels.cu.
 #pragma once
 
-#include "05_tensorcore/mma_ptx.cuh"
-#include "05_tensorcore/tensorcore.cuh"
-#include "05_tensorcore/tile_loader.cuh"
-#include "06_splitk/splitk.cuh"
+#include "shared/tensorcore/mma_ptx.cuh"
+#include "shared/tensorcore/tensorcore.cuh"
+#include "shared/tensorcore/tile_loader.cuh"
+#include "shared/tensorcore/splitk.cuh"
 
 // Block z of S writes its partial tile to C + z * slice_stride (the workspace), or, kAtomic,
 // adds it into C (slice_stride 0).

@@ -10,9 +10,9 @@
 // Included once, by 07_pipelined/kernels.cu, after the steps.
 #pragma once
 
-#include "05_tensorcore/mma_ptx.cuh"
+#include "shared/tensorcore/mma_ptx.cuh"
 #include "07_pipelined/cp_async.cuh"
-#include "07_pipelined/pipelined.cuh"
+#include "shared/tensorcore/pipelined.cuh"
 #include "common/device.h"
 
 // One (ROWS, BK) tile into a stage by element loads and 16-byte shared stores: the same pieces

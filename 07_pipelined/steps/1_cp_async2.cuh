@@ -13,9 +13,9 @@
 // 4 stages).
 #pragma once
 
-#include "05_tensorcore/mma_ptx.cuh"
-#include "07_pipelined/pad.cuh"
-#include "07_pipelined/pipelined.cuh"
+#include "shared/tensorcore/mma_ptx.cuh"
+#include "shared/tensorcore/pad.cuh"
+#include "shared/tensorcore/pipelined.cuh"
 #include "07_pipelined/tile_copier.cuh"
 #include "common/device.h"
 

@@ -9,9 +9,9 @@
 // Included once, by 07_pipelined/kernels.cu.
 #pragma once
 
-#include "05_tensorcore/mma_ptx.cuh"
-#include "07_pipelined/pad.cuh"
-#include "07_pipelined/pipelined.cuh"
+#include "shared/tensorcore/mma_ptx.cuh"
+#include "shared/tensorcore/pad.cuh"
+#include "shared/tensorcore/pipelined.cuh"
 #include "07_pipelined/tile_copier.cuh"
 #include "common/device.h"
 

@@ -17,7 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "08_hopper/hopper_device.cuh"
+#include "shared/hopper/hopper_device.cuh"
 #include "common/check.h"
 
 __device__ __forceinline__ int mbar_describe(uint32_t bar, int* stage) {

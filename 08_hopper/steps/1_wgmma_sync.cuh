@@ -11,9 +11,9 @@
 // constants, wgmma_stage and store_acc in hopper_device.cuh; the layouts in hopper.cuh.
 #pragma once
 
-#include "07_pipelined/pad.cuh"
-#include "08_hopper/hopper_device.cuh"
-#include "08_hopper/tma_host.cuh"  // opt_in
+#include "shared/tensorcore/pad.cuh"
+#include "shared/hopper/hopper_device.cuh"
+#include "shared/hopper/tma_host.cuh"  // opt_in
 
 // (128, 128) tile (kSyncBM, kSyncBN), one warpgroup: two m64n128 accumulators (rows 0-63 and
 // 64-127), 128 floats a thread. Shared memory: the A tile and the Bᵀ tile, 16 KiB each.

@@ -13,9 +13,9 @@
 // without a tile in flight).
 #pragma once
 
-#include "07_pipelined/pad.cuh"
-#include "08_hopper/hopper_device.cuh"
-#include "08_hopper/tma_host.cuh"  // opt_in, tensor_map
+#include "shared/tensorcore/pad.cuh"
+#include "shared/hopper/hopper_device.cuh"
+#include "shared/hopper/tma_host.cuh"  // opt_in, tensor_map
 
 // Stages of (A tile, Bᵀ tile), then the barriers: full[s] (TMA's bytes have landed) and
 // empty[s] (every warp is done with stage s). One warpgroup computes; thread 0 also issues

@@ -13,10 +13,10 @@
 
 #include <algorithm>
 
-#include "07_pipelined/pad.cuh"
-#include "07_pipelined/pipelined.cuh"  // grouped_tile
-#include "08_hopper/hopper_device.cuh"
-#include "08_hopper/tma_host.cuh"  // opt_in, tensor_map
+#include "shared/tensorcore/pad.cuh"
+#include "shared/tensorcore/pipelined.cuh"  // grouped_tile
+#include "shared/hopper/hopper_device.cuh"
+#include "shared/hopper/tma_host.cuh"  // opt_in, tensor_map
 #include "common/device.h"         // device_sm_count
 
 // The grid walks the output tiles in chapter 07's grouped order (group 1: row by row): block b

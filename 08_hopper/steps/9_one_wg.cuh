@@ -12,12 +12,12 @@
 // Included once, by 08_hopper/kernels.cu.
 #pragma once
 
-#include "07_pipelined/pad.cuh"
-#include "07_pipelined/pipelined.cuh"  // grouped_tile
-#include "08_hopper/hopper_device.cuh"
+#include "shared/tensorcore/pad.cuh"
+#include "shared/tensorcore/pipelined.cuh"  // grouped_tile
+#include "shared/hopper/hopper_device.cuh"
 #include "08_hopper/steps/6_split_wave.cuh"  // SplitWorkspace, split_workspace
 #include "08_hopper/steps/7_menu.cuh"        // kMenuStages, launch_menu
-#include "08_hopper/tma_host.cuh"            // opt_in, tensor_map
+#include "shared/hopper/tma_host.cuh"            // opt_in, tensor_map
 #include "common/device.h"                   // device_sm_count
 
 // Block b walks its work units (wave_unit: a split tile's slice first, then whole tiles), the

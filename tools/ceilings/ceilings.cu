@@ -53,7 +53,7 @@
 #include <string>
 #include <vector>
 
-#include "05_tensorcore/mma_ptx.cuh"  // mma_16816
+#include "shared/tensorcore/mma_ptx.cuh"  // mma_16816
 #include "common/check.h"
 #include "common/cli.h"     // exit codes
 #include "common/device.h"  // print_device_report

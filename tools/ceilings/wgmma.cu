@@ -1,12 +1,12 @@
 // tools/ceilings: the wgmma ceiling's kernel, compiled for sm_90a alone (tools/ceilings/
 // meson.build, as 08_hopper/meson.build compiles chapter 08): wgmma.mma_async m64n256k16 BF16
 // -> FP32, operands in shared memory through chapter 08's descriptors and wrappers
-// (08_hopper/hopper_device.cuh: wgmma_stage, smem_base_1024; hopper_ptx.cuh: fence, commit,
+// (shared/hopper/hopper_device.cuh: wgmma_stage, smem_base_1024; hopper_ptx.cuh: fence, commit,
 // wait, pin), issued back to back by two or three consumer warpgroups per SM. ceilings.cu says
 // why this is a ceiling and runs it:
 //
 //   ./build/tools/ceilings/ceilings --csv docs/results/<gpu>/ceilings.csv
-#include "08_hopper/hopper_device.cuh"
+#include "shared/hopper/hopper_device.cuh"
 #include "common/check.h"
 #include "tools/ceilings/ceilings.h"
 

@@ -35,9 +35,9 @@
 // than 1.5x slower FAILS, with a sentence on what the lesson is about (tests/exercise.py).
 #pragma once
 
-#include "05_tensorcore/mma_ptx.cuh"
-#include "05_tensorcore/tensorcore.cuh"
-#include "05_tensorcore/tile_loader.cuh"
+#include "shared/tensorcore/mma_ptx.cuh"
+#include "shared/tensorcore/tensorcore.cuh"
+#include "shared/tensorcore/tile_loader.cuh"
 #include "common/exercise.h"
 
 // mma_ldmatrix's configuration: (128, 128) block tiles, BK 32, 8 warps of (64, 32), 2 blocks

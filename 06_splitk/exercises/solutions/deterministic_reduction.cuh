@@ -50,7 +50,7 @@
 
 #include <cstdint>
 
-#include "06_splitk/splitk.cuh"
+#include "shared/tensorcore/splitk.cuh"
 #include "common/exercise.h"
 
 // splitk_reduce_kernel's block (splitk.cu; a copy: the exercise is its own translation unit).

@@ -65,9 +65,9 @@
 // a sentence on what the lesson is about (tests/exercise.py).
 #pragma once
 
-#include "05_tensorcore/mma_ptx.cuh"
-#include "07_pipelined/pad.cuh"
-#include "07_pipelined/pipelined.cuh"
+#include "shared/tensorcore/mma_ptx.cuh"
+#include "shared/tensorcore/pad.cuh"
+#include "shared/tensorcore/pipelined.cuh"
 #include "07_pipelined/tile_copier.cuh"
 #include "common/device.h"
 #include "common/exercise.h"

@@ -47,11 +47,11 @@
 
 #include <algorithm>
 
-#include "07_pipelined/pad.cuh"
-#include "07_pipelined/pipelined.cuh"  // grouped_tile
+#include "shared/tensorcore/pad.cuh"
+#include "shared/tensorcore/pipelined.cuh"  // grouped_tile
 #include "08_hopper/exercises/bounded_wait.cuh"  // the bounded waits (arm_bounded_waits)
-#include "08_hopper/hopper_device.cuh"
-#include "08_hopper/tma_host.cuh"  // opt_in, tensor_map
+#include "shared/hopper/hopper_device.cuh"
+#include "shared/hopper/tma_host.cuh"  // opt_in, tensor_map
 #include "common/device.h"         // device_sm_count
 #include "common/exercise.h"
 

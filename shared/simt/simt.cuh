@@ -1,5 +1,5 @@
 // Chapter 04: the SIMT ladder, from chapter 03's tiled_2d to the best SIMT kernel, one idea
-// per step (steps/2_simt_lds128.cuh ... steps/6_simt_auto.cuh): the configurations, the
+// per step (04_coalesced/steps/2_simt_lds128.cuh ... 04_coalesced/steps/6_simt_auto.cuh): the configurations, the
 // thread map, the swizzle and the shape heuristic, which the host tests call
 // (tests/test_coalesced_index.cu). The piece loads and stores: simt_load.cuh.
 #pragma once
@@ -18,12 +18,12 @@
 // The switches name the ladder's ideas; each step's kernel implements one combination and
 // static_asserts it (the shared memory, kSmemBytes, follows DoubleBuffer and KSplit):
 //   VecLoads:     128-bit global loads where the row allows (else four 32-bit loads per piece)
-//                 (steps/3_simt_vec.cuh)
+//                 (04_coalesced/steps/3_simt_vec.cuh)
 //   Swizzle:      the XOR swizzle on the transposed (K-major) tiles (else stored plain)
-//                 (steps/4_simt_swizzle.cuh)
+//                 (04_coalesced/steps/4_simt_swizzle.cuh)
 //   DoubleBuffer: two shared stages; the next tile's loads overlap this tile's math
-//                 (steps/5_simt.cuh)
-// KSplit: groups of warps that share the block tile's K (steps/6_simt_auto.cuh). Each group has
+//                 (04_coalesced/steps/5_simt.cuh)
+// KSplit: groups of warps that share the block tile's K (04_coalesced/steps/6_simt_auto.cuh). Each group has
 // one warp per warp tile and takes BK / KSplit of every K slab; at the end the groups add their
 // partial tiles through shared memory. For tiles whose warp count does not divide by the SM's 4
 // schedulers (6 warps put 2 on two schedulers and 1 on the others), twice the warps are 3 a
@@ -104,7 +104,7 @@ __host__ __device__ constexpr int swizzle_piece_part(int k, int p) {
 //   - one per group of 4 k (the lane part, plus x0 and the group's first row) where the piece
 //     part is the same for every warp group;
 //   - else one per group of 4 k and piece.
-// The kernel with two warp groups (simt_groups_kernel, steps/6_simt_auto.cuh) uses it. With one
+// The kernel with two warp groups (simt_groups_kernel, 04_coalesced/steps/6_simt_auto.cuh) uses it. With one
 // group (k_first = 0) it reduces to the lane parts above, which the one-group kernels add inline.
 // The swizzle's mask of k_first + kk is mask(k_first) | mask(kk) (k_first is a multiple of
 // kGroupK, whose mask is a power of two above every mask(kk)), so the piece part depends on the
@@ -240,22 +240,22 @@ __host__ inline int choose_simt_tile(int M, int N, int sms, const int* blocks_pe
 // --- Launchers (defined in the step files, included by kernels.cu) --------------------------
 using SimtLauncher = void (*)(int M, int N, int K, const float* A, const float* B, float* C);
 
-// The ladder (B row-major): steps/2_simt_lds128.cuh, 3_simt_vec.cuh, 4_simt_swizzle.cuh.
+// The ladder (B row-major): 04_coalesced/steps/2_simt_lds128.cuh, 3_simt_vec.cuh, 4_simt_swizzle.cuh.
 void launch_simt_lds128(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_simt_vec(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_simt_swizzle(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_simt_warps(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_simt_bigtile(int M, int N, int K, const float* A, const float* B, float* C);
-// Double buffering on SimtBest, at every shape (steps/5_simt.cuh).
+// Double buffering on SimtBest, at every shape (04_coalesced/steps/5_simt.cuh).
 void launch_simt(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_simt_bt(int M, int N, int K, const float* A, const float* Bt, float* C);
-// The chapter's answer: the block tile chosen by choose_simt_tile (steps/6_simt_auto.cuh).
+// The chapter's answer: the block tile chosen by choose_simt_tile (04_coalesced/steps/6_simt_auto.cuh).
 void launch_simt_auto(int M, int N, int K, const float* A, const float* B, float* C);
 void launch_simt_bt_auto(int M, int N, int K, const float* A, const float* Bt, float* C);
 
 // Each block tile of kSimtTileOptions by name, for both layouts (--kernel overrides the
-// heuristic; experiments/tiles.cuh), and the tile-shape sweep (Bᵀ) behind SimtBest
-// (experiments/tile_sweep.cuh): name and launcher.
+// heuristic; 04_coalesced/experiments/tiles.cuh), and the tile-shape sweep (Bᵀ) behind SimtBest
+// (04_coalesced/experiments/tile_sweep.cuh): name and launcher.
 struct SimtNamedLauncher {
   const char* name;
   bool bt;  // true: B given as Bᵀ

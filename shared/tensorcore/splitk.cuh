@@ -9,8 +9,8 @@
 //   splitk_gemm       runs a plan: the workspace variant (partials, then splitk_reduce_kernel in
 //                     a fixed order: deterministic) or the atomic variant (C zeroed, slices add)
 //   launch_splitk_reduce   the reduction alone (timed separately by splitk_parts)
-// This chapter's base kernels are the step files: steps/1_simt_splitk.cuh (chapter 04's SIMT
-// kernel, FP32) and steps/2_mma_splitk.cuh (chapter 05's mma.sync kernel, BF16); their
+// This chapter's base kernels are the step files: 06_splitk/steps/1_simt_splitk.cuh (chapter 04's SIMT
+// kernel, FP32) and 06_splitk/steps/2_mma_splitk.cuh (chapter 05's mma.sync kernel, BF16); their
 // launchers are declared at the end. Chapter 07 puts its own kernel underneath by filling a
 // SplitKBase<__nv_bfloat16>.
 #pragma once
@@ -145,7 +145,7 @@ void splitk_gemm(const SplitKBase<T>* bases, int n, SplitMode mode, int splits_o
 }
 
 // --- This chapter's base kernels and launchers (defined in the step files) ---------------------
-// steps/1_simt_splitk.cuh, FP32 (A and Bᵀ): the tiles the plan chooses from (0: chapter 04's
+// 06_splitk/steps/1_simt_splitk.cuh, FP32 (A and Bᵀ): the tiles the plan chooses from (0: chapter 04's
 // 128 x 256 x 16, SimtBest; 1: 128 x 128 x 16), and the registry's launchers.
 extern const SplitKBase<float> kSimtBases[];
 extern const int kSimtBaseCount;
@@ -153,11 +153,11 @@ extern int g_simt_splits;  // S for the launchers: 0 = the heuristic (plan_split
 void launch_simt_bt_unsplit(int M, int N, int K, const float* A, const float* Bt, float* C);
 void launch_splitk_simt_atomic(int M, int N, int K, const float* A, const float* Bt, float* C);
 void launch_splitk_simt(int M, int N, int K, const float* A, const float* Bt, float* C);
-// The exercise (exercises/deterministic_reduction.cuh): splitk_simt with the reader's reduction.
+// The exercise (06_splitk/exercises/deterministic_reduction.cuh): splitk_simt with the reader's reduction.
 void launch_ex_deterministic_reduction(int M, int N, int K, const float* A, const float* Bt,
                                        float* C);
 
-// steps/2_mma_splitk.cuh, BF16 A and Bᵀ, FP32 C: the tiles (0: chapter 05's MmaBest,
+// 06_splitk/steps/2_mma_splitk.cuh, BF16 A and Bᵀ, FP32 C: the tiles (0: chapter 05's MmaBest,
 // 128 x 256 x 64; 1: MmaStep, 128 x 128 x 32), and the launchers.
 extern const SplitKBase<__nv_bfloat16> kMmaBases[];
 extern const int kMmaBaseCount;

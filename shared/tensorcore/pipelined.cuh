@@ -1,6 +1,6 @@
 // Chapter 07: cp.async software pipelining on chapter 05's mma.sync kernel. BF16 A (M x K) and
 // Bᵀ (N x K), both row-major, FP32 accumulation, FP32 C = A * B. The kernels are the step files
-// in steps/ (one per step, in reading order; kernels.cu includes them, then experiments/). Here:
+// in 07_pipelined/steps/ (one per step, in reading order; kernels.cu includes them, then 07_pipelined/experiments/). Here:
 // the configuration and the index functions the kernels use (the copy assignment, the block
 // order), __host__ __device__, so the host tests check the very functions the kernels call; and
 // the launchers. Device code the steps share: cp_async.cuh (the PTX), tile_copier.cuh.
@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "05_tensorcore/tensorcore.cuh"
+#include "shared/tensorcore/tensorcore.cuh"
 
 // --- The configuration ---------------------------------------------------------------------------
 // Block tile (BM, BN), K slab BK, warp tile (WM, WN): the tiling of chapter 05's MmaConfig.
@@ -97,7 +97,7 @@ void launch_epilogue(int M, int N, int K, const bf16* A, const bf16* Bt, float* 
 // split-K beneath where the tiles alone cannot fill the GPU.
 void launch_pipelined(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 
-// The exercise (exercises/cp_async_pipeline.cuh, or its solution): cp_async2 with the ring's
+// The exercise (07_pipelined/exercises/cp_async_pipeline.cuh, or its solution): cp_async2 with the ring's
 // bookkeeping (prefetch, wait, barrier, commits, stages) written by the reader, built at S = 2
 // (as cp_async2) and S = 3 (as stages). Only the pipelined program links it (chapter 08 links
 // pipelined_lib alone).
@@ -105,7 +105,7 @@ void launch_ex_cp_async_pipeline(int M, int N, int K, const bf16* A, const bf16*
 void launch_ex_cp_async_pipeline_s3(int M, int N, int K, const bf16* A, const bf16* Bt,
                                     float* C);
 
-// The experiments behind --kernel sweep (experiments/, NOTES.md): the stage sweep, the
+// The experiments behind --kernel sweep (07_pipelined/experiments/, NOTES.md): the stage sweep, the
 // autotuner's candidates one by one, synchronous element loads instead of the padding copy,
 // split-K's atomic variant, and the block order with G = 8.
 struct PipeSweepEntry {

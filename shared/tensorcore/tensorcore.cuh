@@ -2,7 +2,7 @@
 // FP32 accumulation, FP32 C = A * B. The index functions the kernels use (fragment maps,
 // ldmatrix addresses, shared-tile layouts) are here, __host__ __device__, so that the host
 // tests check the very functions the kernels call; so are the configurations. The kernels are
-// the step files in steps/ (one per step, in reading order; kernels.cu includes them), the
+// the step files in 05_tensorcore/steps/ (one per step, in reading order; kernels.cu includes them), the
 // device code they share is tile_loader.cuh (global -> registers -> shared) and mma_ptx.cuh
 // (the inline PTX).
 #pragma once
@@ -90,7 +90,7 @@ struct SmemTile {
   }
 };
 
-// --- Steps 1 and 2, wmma and wmma_shared (steps/1_wmma.cuh, steps/2_wmma_shared.cuh) ---------
+// --- Steps 1 and 2, wmma and wmma_shared (05_tensorcore/steps/1_wmma.cuh, 05_tensorcore/steps/2_wmma_shared.cuh) ---------
 // (128, 128) block tile, BK 32, 8 warps of (64, 32), each a grid of (4, 2) WMMA fragments of
 // (16, 16); tiles padded by 16 bytes a row. The same tiling as MmaStep below.
 namespace wmma_cfg {
@@ -105,12 +105,12 @@ using ATile = SmemTile<BM, BK, TileLayout::kPadded>;
 using BTile = SmemTile<BN, BK, TileLayout::kPadded>;
 }  // namespace wmma_cfg
 
-// --- Steps 3 and 4, the mma.sync kernels' tiling (steps/3_mma_lds.cuh, steps/4_mma_ldmatrix.cuh)
+// --- Steps 3 and 4, the mma.sync kernels' tiling (05_tensorcore/steps/3_mma_lds.cuh, 05_tensorcore/steps/4_mma_ldmatrix.cuh)
 // Block tile (BM, BN), K slab BK; warps of (WM, WN); each warp a grid of (WM / 16) x (WN / 8)
 // m16n8k16 instructions. MinBlocks: the blocks per SM the compiler must leave registers for.
 // Every kernel keeps chapter 04's double buffering: two shared stages, the next tile's global
 // loads in flight during the compute, stored into the other stage after it (a single-buffer
-// copy is an experiment: experiments/mma_sweep.cuh).
+// copy is an experiment: 05_tensorcore/experiments/mma_sweep.cuh).
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int MinBlocks_>
 struct MmaConfig {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_;
@@ -153,11 +153,11 @@ void launch_mma_ldmatrix(int M, int N, int K, const bf16* A, const bf16* Bt, flo
 void launch_mma_swizzle(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);   // 4
 void launch_mma_tuned(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 4
 
-// The exercise (exercises/ldmatrix_fragments.cuh, or its solution): mma_ldmatrix's kernel with
+// The exercise (05_tensorcore/exercises/ldmatrix_fragments.cuh, or its solution): mma_ldmatrix's kernel with
 // the per-lane ldmatrix addresses written by the reader. Only the tensorcore program links it.
 void launch_ex_ldmatrix_fragments(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 
-// The tile configurations of the sweep (experiments/mma_sweep.cuh, NOTES.md): name and
+// The tile configurations of the sweep (05_tensorcore/experiments/mma_sweep.cuh, NOTES.md): name and
 // launcher.
 struct Bf16SweepEntry {
   const char* name;

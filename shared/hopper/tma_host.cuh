@@ -12,7 +12,7 @@
 #include <map>
 #include <tuple>
 
-#include "08_hopper/hopper_device.cuh"  // BK, the box's extent along k
+#include "shared/hopper/hopper_device.cuh"  // BK, the box's extent along k
 #include "common/check.h"
 
 // The tensor-map encoder, from the driver through the runtime (no link against libcuda):

@@ -1,6 +1,6 @@
 // Chapter 07: copying a K-major operand into rows of round_up(K, 8) elements (zeros after K), so
 // that its rows are 16-byte aligned for cp.async (chapter 07) and TMA (chapter 08). See pad.cuh.
-#include "07_pipelined/pad.cuh"
+#include "shared/tensorcore/pad.cuh"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Chapter 08's PTX wrappers, device only: the mbarrier, TMA (cp.async.bulk.tensor), the fences
 // between the generic and the async proxy, wgmma, setmaxnreg, and the thread-block cluster
-// helpers of experiments/cluster.cuh. wgmma and setmaxnreg exist in sm_90a alone, so this
+// helpers of 08_hopper/experiments/cluster.cuh. wgmma and setmaxnreg exist in sm_90a alone, so this
 // header is included only by 08_hopper/kernels.cu and the files it includes (compiled for
 // sm_90a by 08_hopper/meson.build), never by the host tests, which include hopper.cuh.
 #pragma once
@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#error "08_hopper/hopper_ptx.cuh is compiled for sm_90a only"
+#error "shared/hopper/hopper_ptx.cuh is compiled for sm_90a only"
 #endif
 
 // mbarrier (PTX ISA, "Parallel Synchronization and Communication Instructions: mbarrier").
@@ -44,13 +44,13 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   }
 }
 #else
-// The exercise's bounded wait. Chapter 08's exercise (exercises/exercises.cu, and its wrong
+// The exercise's bounded wait. Chapter 08's exercise (08_hopper/exercises/exercises.cu, and its wrong
 // body) defines HOPPER_BOUNDED_WAITS before any include, so that a reader's barrier mistake
 // ends in one line instead of a hang; kernels.cu does not, and the measured kernels are
 // compiled exactly as without this block (their SASS is the same). The same try_wait loop,
 // timed by %globaltimer: once one wait has lasted kMbarWaitLimitNs, the first thread of the
 // grid to time out writes which barrier, stage, parity, block and warp to host memory that the
-// exercise's launcher mapped (exercises/bounded_wait.cuh, which prints it in one line as the
+// exercise's launcher mapped (08_hopper/exercises/bounded_wait.cuh, which prints it in one line as the
 // program exits, and makes the exit status 1), and from then on every wait of the grid gives
 // up at once: the kernel ends, with wrong values, and the context stays usable (a trap would
 // end it before the report reached the host). No printf: a call in a kernel with wgmma in

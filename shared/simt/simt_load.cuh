@@ -1,4 +1,4 @@
-// Chapter 04: how the SIMT kernels (steps/2_simt_lds128.cuh to steps/6_simt_auto.cuh) move a
+// Chapter 04: how the SIMT kernels (04_coalesced/steps/2_simt_lds128.cuh to 04_coalesced/steps/6_simt_auto.cuh) move a
 // tile from global to shared memory, one float4 "piece" at a time. Shared by every step from
 // simt_lds128 on, and by chapter 06's copy of the best kernel.
 //   K-major operand (A, and Bᵀ): load_kmajor_piece, then store_kmajor_piece, which writes the
@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "04_coalesced/simt.cuh"
+#include "shared/simt/simt.cuh"
 
 __device__ __forceinline__ bool aligned16(const void* p) {
   return (reinterpret_cast<uintptr_t>(p) & 15) == 0;

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "05_tensorcore/tensorcore.cuh"
+#include "shared/tensorcore/tensorcore.cuh"
 
 // Piece f (16 bytes, 8 BF16 along k) of the tile at (x0, k0): row f / (BK / 8), k (f % (BK/8)) * 8.
 // One 128-bit load where the piece is inside the matrix and aligned; else element by element,

@@ -1,12 +1,12 @@
 // Chapter 08's device pieces that several steps share: the K slab, the two tile configurations
 // (one warpgroup on (128, 128), steps 1-2; a producer and two consumers on (128, 256), steps 3-4
-// and experiments/cluster.cuh), the 1024-byte aligned shared-memory base, one stage of wgmma, and
+// and 08_hopper/experiments/cluster.cuh), the 1024-byte aligned shared-memory base, one stage of wgmma, and
 // the plain epilogue. Device only, sm_90a (hopper_ptx.cuh): included by the step files.
 #pragma once
 
-#include "05_tensorcore/mma_ptx.cuh"  // smem_addr
-#include "08_hopper/hopper.cuh"
-#include "08_hopper/hopper_ptx.cuh"
+#include "shared/tensorcore/mma_ptx.cuh"  // smem_addr
+#include "shared/hopper/hopper.cuh"
+#include "shared/hopper/hopper_ptx.cuh"
 
 constexpr int BK = 64;                 // one 128-byte swizzled row of BF16
 constexpr int kKSteps = BK / 16;       // wgmma k16 steps per tile
@@ -17,13 +17,13 @@ __device__ __forceinline__ uint32_t smem_base_1024(unsigned char* raw) {
   return (smem_addr(raw) + 1023) & ~1023u;
 }
 
-// --- Steps 1 and 2 (and experiments/tma_ring.cuh) ----------------------------------------------
+// --- Steps 1 and 2 (and 08_hopper/experiments/tma_ring.cuh) ----------------------------------------------
 // (128, 128) tile, one warpgroup: two m64n128 accumulators (rows 0-63 and 64-127), 128 floats a
 // thread. Tile bytes: A 128 x 128 B = 16 KiB, Bᵀ the same.
 constexpr int kSyncBM = 128, kSyncBN = 128;
 constexpr int kTileBytes128 = 128 * kSwizzleBytes;
 
-// --- Steps 3 and 4 (and experiments/cluster.cuh) -----------------------------------------------
+// --- Steps 3 and 4 (and 08_hopper/experiments/cluster.cuh) -----------------------------------------------
 // (128, 256) tile, 4 stages of 48 KiB; warpgroup 0 produces (one thread issues the TMA copies),
 // warpgroups 1 and 2 consume: rows 0-63 and 64-127 of the tile, one m64n256 accumulator each
 // (128 floats a thread).

@@ -189,7 +189,7 @@ __host__ __device__ constexpr int64_t wave_makespan(const WavePlan& p) {
   return whole * p.k_tiles + (p.split_tiles > 0 ? (p.k_tiles + p.splits - 1) / p.splits : 0);
 }
 
-// --- Stream-K (experiments/stream_k.cuh) ------------------------------------------------------
+// --- Stream-K (08_hopper/experiments/stream_k.cuh) ------------------------------------------------------
 // All T I K-tiles of the output tiles, in order (tile by tile), dealt to G blocks as evenly as
 // integers allow: block b takes [b T I / G, (b + 1) T I / G). A range cuts at most two tiles:
 // it may begin inside one (a later part of that tile: it goes to the workspace, slot b) and end
@@ -274,7 +274,7 @@ constexpr HopperChoice choose_hopper(int M, int N, int K, int sms) {
 }
 
 // --- Launchers -----------------------------------------------------------------------------------
-// Defined in the step files (steps/, in reading order) and the experiments (experiments/), all
+// Defined in the step files (08_hopper/steps/, in reading order) and the experiments (08_hopper/experiments/), all
 // compiled once by kernels.cu. Every launcher copies rows that are not 16-byte aligned into
 // padded operands first (chapter 07's pad_rows): TMA's row stride must be a multiple of 16 bytes.
 void launch_wgmma_sync(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 1
@@ -303,6 +303,6 @@ void launch_tma_ring(int M, int N, int K, const bf16* A, const bf16* Bt, float* 
 void launch_cluster(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_stream_k(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_stream_k128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
-// The exercise (exercises/consumer_barriers.cuh, or its solution): group16 with the consumers'
+// The exercise (08_hopper/exercises/consumer_barriers.cuh, or its solution): group16 with the consumers'
 // barrier operations written by the reader.
 void launch_ex_consumer_barriers(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
