@@ -10,33 +10,17 @@
 //                             raster (G = 8), persistent (one block per SM), group16 (G = 16)
 //   steps/4_staged.cuh        staged: the persistent group16 kernel with the epilogue through
 //                             shared memory (store_acc_staged)
-//   steps/5_tile128.cuh       tile128: the tile's width a template argument, 128 x 128
-//   steps/6_split_wave.cuh    split_wave, split_wave128: the last wave's tiles split along K
-//                             among the idle blocks (plan_wave), a deterministic fixup
-//   steps/7_menu.cuh          the tile's height a template argument too: a menu of five tiles
-//                             (m128x192, m128x144, m64x128, m64x64) and a rule that picks one
-//                             per shape (choose_hopper)
-//   steps/8_two_acc.cuh       two accumulators, alternating by K tile, for the 64-row tiles
-//                             (acc2_64x128, acc2_64x64)
-//   steps/9_one_wg.cuh        one consumer warpgroup for the 64-row tiles (wg1_64x128,
-//                             wg1_64x64); hopper: the rule's pick
 //   experiments/tma_ring.cuh  the ring without a tile in flight (--kernel sweep)
 //   experiments/cluster.cuh   clusters of 2 blocks, the Bᵀ tile multicast (--kernel sweep)
-//   experiments/stream_k.cuh  Stream-K: every K-tile dealt evenly (plan_stream_k; --kernel sweep)
 // BF16 A (M x K) and Bᵀ (N x K), FP32 C = A * B. Every M, N, K >= 1: TMA zero-fills the parts
 // of a box outside the matrix; rows that are not 16-byte aligned (K % 8 != 0) are copied once
-// into padded operands (chapter 07's pad_operands_if_unaligned). Shared pieces: hopper.cuh
-// (layouts, host-tested), hopper_ptx.cuh (PTX wrappers), hopper_device.cuh (tiles, wgmma_stage,
-// store_acc), tma_host.cuh (tensor maps). Explanation and measurements: 08_hopper/README.md
+// into padded operands (chapter 07's pad_operands_if_unaligned). Pieces chapter 09 compiles
+// too are in shared/hopper/: hopper.cuh (layouts, host-tested), hopper_ptx.cuh (PTX wrappers),
+// hopper_device.cuh (tiles, wgmma_stage, store_acc), tma_host.cuh (tensor maps). Explanation
+// and measurements: 08_hopper/README.md
 #include "08_hopper/steps/1_wgmma_sync.cuh"
 #include "08_hopper/steps/2_tma.cuh"
 #include "08_hopper/steps/3_warp_spec.cuh"
 #include "08_hopper/steps/4_staged.cuh"
-#include "08_hopper/steps/5_tile128.cuh"
-#include "08_hopper/steps/6_split_wave.cuh"
-#include "08_hopper/steps/7_menu.cuh"
-#include "08_hopper/steps/8_two_acc.cuh"
-#include "08_hopper/steps/9_one_wg.cuh"
 #include "08_hopper/experiments/tma_ring.cuh"
 #include "08_hopper/experiments/cluster.cuh"
-#include "08_hopper/experiments/stream_k.cuh"

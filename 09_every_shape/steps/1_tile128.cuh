@@ -1,14 +1,15 @@
-// Chapter 08, step 5: tile128. Step 4's kernel with the tile's width BN and the ring's depth
-// S as template arguments: tile_kernel<BN, S>. The two consumer warpgroups still take 64 rows
-// each of a 128-row tile; with BN = 128 each issues wgmma m64n128k16 (64 accumulator registers
-// a thread), a stage holds 32 KiB instead of 48, and 6 stages fit. A shape with few 128 x 256
-// tiles has twice as many 128 x 128 tiles: 1536^3 has 72 of 128 x 256 (0.55 waves on 132 SMs)
-// and 144 of 128 x 128 (1.09 waves); the README's waves table lists every shape.
+// Chapter 09, step 1: tile128. Chapter 08's staged kernel (its step 4) with the tile's width
+// BN and the ring's depth S as template arguments: tile_kernel<BN, S>. The two consumer
+// warpgroups still take 64 rows each of a 128-row tile; with BN = 128 each issues wgmma
+// m64n128k16 (64 accumulator registers a thread), a stage holds 32 KiB instead of 48, and 6
+// stages fit. A shape with few 128 x 256 tiles has twice as many 128 x 128 tiles: 1536^3 has
+// 72 of 128 x 256 (0.55 waves on 132 SMs) and 144 of 128 x 128 (1.09 waves); the README's
+// waves table lists every shape.
 //
-//   ./build/08_hopper/hopper --kernel staged,tile128 --size 1536 --bench
-//   tools/steps.py diff tile128           # against steps/4_staged.cuh
+//   ./build/09_every_shape/every_shape --kernel staged,tile128 --size 1536 --bench
+//   tools/steps.py diff tile128           # against 08_hopper/steps/4_staged.cuh
 //
-// Included once, by 08_hopper/kernels.cu.
+// Included once, by 09_every_shape/kernels.cu.
 #pragma once
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Chapter 08, an experiment (--kernel sweep): stream_k and stream_k128. Step 6's kernel on
+// Chapter 09, an experiment (--kernel sweep): stream_k and stream_k128. Step 2's kernel on
 // Stream-K's schedule (plan_stream_k, hopper.cuh): all K-tiles of all output tiles are dealt
 // evenly to the blocks, so no block idles in a last partial wave, whatever the number of tiles.
 // A block's range may begin inside a tile (that later part goes to the workspace, slot b, and a
@@ -12,9 +12,9 @@
 // walks its own run of consecutive tiles, so the 132 tiles in work at once lie far apart and
 // share no rows of A or Bᵀ in L2 (README, "What limits it now"; NOTES.md).
 //
-//   ./build/08_hopper/hopper --kernel staged,split_wave,stream_k --size 1536 --bench
+//   ./build/09_every_shape/every_shape --kernel staged,split_wave,stream_k --size 1536 --bench
 //
-// Included once, by 08_hopper/kernels.cu.
+// Included once, by 09_every_shape/kernels.cu.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +23,7 @@
 #include "shared/tensorcore/pipelined.cuh"  // grouped_tile
 #include "shared/hopper/hopper_device.cuh"
 #include "shared/hopper/tma_host.cuh"  // opt_in, tensor_map
+#include "09_every_shape/schedule.cuh"  // plan_wave, wave_unit, PartialVec
 #include "common/device.h"         // device_sm_count
 
 // Block b walks its work units (sk_unit: perhaps a later part of a tile, whole tiles, perhaps
@@ -264,7 +265,7 @@ void launch_stream_k_tile(int M, int N, int K, const bf16* A, const bf16* Bt, fl
   const CUtensorMap* tb = tensor_map(Bt, N, K, BN);
   const int tiles = ((M + kWsBM - 1) / kWsBM) * ((N + BN - 1) / BN);
   const StreamKPlan plan = plan_stream_k(tiles, (K + BK - 1) / BK, device_sm_count());
-  // Step 6's workspace: two partial tiles per block (a later part, slot b; a first part,
+  // Step 2's workspace: two partial tiles per block (a later part, slot b; a first part,
   // slot G + b), and its counters as one flag per block (zero before and after every launch).
   const SplitWorkspace w = split_workspace(size_t(2 * plan.grid) * kWsBM * BN, plan.grid);
   cudaLaunchAttribute cooperative;

@@ -1,45 +1,45 @@
-// Chapter 08, step 7: a menu of tiles. Step 6's kernel with the tile's height BM a template
-// argument too: menu_kernel<BM, BN, S>. BM = 128 is step 6's tile (each consumer warpgroup
-// 64 rows); BM = 64 gives both consumer warpgroups the same 64 rows and half the columns each.
-// The menu (kMenu): 128 x 256, 128 x 192, 128 x 144, 64 x 128 and 64 x 64, each with the ring as
-// deep as shared memory allows (kMenuStages). The shape rule (choose_hopper, hopper.cuh) picks
-// a tile and a schedule from the menu per shape; hopper (step 8) launches its pick.
-//   m128x192, m128x144, m64x128, m64x64   the new tiles, each on plan_wave's schedule
+// Chapter 09, step 2: split_wave and split_wave128. Step 1's kernel on plan_wave's
+// schedule (hopper.cuh): the tiles of the full waves go whole, as before; the R tiles of the
+// last, partial wave are each cut into S slices of K, so that R S blocks share the last wave
+// instead of R. The slices of a tile meet in a workspace: each block stores its partial tile,
+// counts itself in, waits for the tile's other S - 1 blocks, then sums 1/S of the tile, slices in
+// the order 0, 1, ..., S - 1 (the same bits on every run), into C. The wait needs every block
+// of the grid resident at once: a cooperative launch guarantees it.
+//   split_wave     tile_kernel's 128 x 256 tile, split_wave_kernel<256, 4>
+//   split_wave128  128 x 128, split_wave_kernel<128, 6>
 //
-//   ./build/08_hopper/hopper --kernel split_wave,m128x144 --size 1536 --bench
-//   tools/steps.py diff m128x192          # against steps/6_split_wave.cuh
+//   ./build/09_every_shape/every_shape --kernel staged,split_wave --size 3072 --bench
+//   tools/steps.py diff split_wave        # against steps/5_tile128.cuh
 //
-// Included once, by 08_hopper/kernels.cu.
+// Included once, by 09_every_shape/kernels.cu.
 #pragma once
+
+#include <algorithm>
 
 #include "shared/tensorcore/pad.cuh"
 #include "shared/tensorcore/pipelined.cuh"  // grouped_tile
 #include "shared/hopper/hopper_device.cuh"
-#include "08_hopper/steps/6_split_wave.cuh"  // SplitWorkspace, split_workspace
-#include "shared/hopper/tma_host.cuh"            // opt_in, tensor_map
-#include "common/device.h"                   // device_sm_count
+#include "shared/hopper/tma_host.cuh"  // opt_in, tensor_map
+#include "09_every_shape/schedule.cuh"  // plan_wave, wave_unit, PartialVec
+#include "common/device.h"         // device_sm_count
 
 // Block b walks its work units (wave_unit: a split tile's slice first, then whole tiles), the
-// tiles numbered in chapter 07's grouped order. ws holds plan.splits partial (BM, BN) tiles per
-// split tile (MenuTile's order); counters two ints per split tile, zero before and after
+// tiles numbered in chapter 07's grouped order. ws holds plan.splits partial (128, BN) tiles per
+// split tile (PartialVec's order); counters two ints per split tile, zero before and after
 // every launch.
-template <int BM, int BN, int S>
+template <int BN, int S>
 __global__ void __launch_bounds__(3 * kWarpgroup, 1)
-    menu_kernel(const __grid_constant__ CUtensorMap tm_a,
+    split_wave_kernel(const __grid_constant__ CUtensorMap tm_a,
                       const __grid_constant__ CUtensorMap tm_b, int M, int N, int K,
                       float* __restrict__ C, int group, const WavePlan plan,
                       float* __restrict__ ws, int* __restrict__ counters) {
-  using Tile = MenuTile<BM, BN>;
-  constexpr int WN = Tile::WN, kABytes = BM * kSwizzleBytes;
-  constexpr int kStageBytes = kABytes + BN * kSwizzleBytes;
-  // The epilogue stages 32 columns at a time, or 16 where WN is no multiple of 32 (144).
-  constexpr int kCols = WN % kBandCols == 0 ? kBandCols : 16;
-  static_assert(WN % kCols == 0, "the epilogue's bands cover the accumulator");
+  static_assert(BN == 128 || BN == 256, "the tiles of this kernel: 128 x 128 and 128 x 256");
+  constexpr int kStageBytes = kTileStageBytes<BN>;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t base = smem_base_1024(smem_raw);
   const uint32_t full0 = base + S * kStageBytes, empty0 = full0 + 8 * S;
   const int wg = threadIdx.x / kWarpgroup, t = threadIdx.x % kWarpgroup;
-  const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+  const int tiles_m = (M + kWsBM - 1) / kWsBM, tiles_n = (N + BN - 1) / BN;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
@@ -66,42 +66,42 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
           // one (a fresh barrier counts its phase "-1" as complete: the first round passes).
           mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);
           mbar_arrive_expect_tx(full0 + 8 * s, kStageBytes);
-          tma_load_2d(base + s * kStageBytes, &tm_a, kt * BK, tc.m * BM, full0 + 8 * s);
-          tma_load_2d(base + s * kStageBytes + kABytes, &tm_b, kt * BK, tc.n * BN,
+          tma_load_2d(base + s * kStageBytes, &tm_a, kt * BK, tc.m * kWsBM, full0 + 8 * s);
+          tma_load_2d(base + s * kStageBytes + kWsABytes, &tm_b, kt * BK, tc.n * BN,
                       full0 + 8 * s);
         }
       }
     }
   } else {
-    // ---- CONSUMERS: more registers; each warpgroup its (64, WN) part of every tile ----
+    // ---- CONSUMERS: more registers; each warpgroup its 64 rows of every tile ----
     setmaxnreg_inc<232>();
-    const int row0 = Tile::row0(wg - 1), col0 = Tile::col0(wg - 1);
+    const int row0 = 64 * (wg - 1);
     auto release = [&](int it) {  // this warp is done with the stage of K tile `it`
       if (t % 32 == 0) mbar_arrive(empty0 + 8 * (it % S));
     };
-    // The (64, WN) accumulator through shared memory: each warp owns 16 rows of it (WgmmaAcc),
+    // The (64, BN) accumulator through shared memory: each warp owns 16 rows of it (WgmmaAcc),
     // so each warp stages its own band, 32 columns at a time, in rows of 32 + 8 floats (the
     // 8-byte writes of a half-warp's 4 rows land 8 banks apart, as in chapter 07's epilogue),
     // and stores it back as whole 128-byte row pieces, 16 bytes a lane.
-    auto store_acc_staged = [&](const float (&acc)[WN / 2], int m0, int n0, float* band) {
+    auto store_acc_staged = [&](const float (&acc)[BN / 2], int m0, int n0, float* band) {
       const int lane = t % 32, w = t / 32;
       const bool vec = N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) & 15) == 0;
 #pragma unroll
-      for (int c = 0; c < WN / kCols; ++c) {
+      for (int c = 0; c < BN / kBandCols; ++c) {
 #pragma unroll
-        for (int jj = 0; jj < kCols / 8; ++jj)
+        for (int jj = 0; jj < kBandCols / 8; ++jj)
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            const int r = 4 * (c * kCols / 8 + jj) + 2 * h;  // the register pair
+            const int r = 4 * (c * kBandCols / 8 + jj) + 2 * h;  // the register pair
             *reinterpret_cast<float2*>(
                 &band[(lane / 4 + 8 * h) * kBandRow + 8 * jj + 2 * (lane % 4)]) =
                 make_float2(acc[r], acc[r + 1]);
           }
         __syncwarp();  // the band is written before lanes read other lanes' values
 #pragma unroll
-        for (int q = lane; q < 16 * kCols / 4; q += 32) {
-          const int row = q / (kCols / 4), col = 4 * (q % (kCols / 4));
-          const int m = m0 + 16 * w + row, n = n0 + c * kCols + col;
+        for (int q = lane; q < 16 * kBandCols / 4; q += 32) {
+          const int row = q / (kBandCols / 4), col = 4 * (q % (kBandCols / 4));
+          const int m = m0 + 16 * w + row, n = n0 + c * kBandCols + col;
           if (m >= M) continue;
           const float4 v = *reinterpret_cast<const float4*>(&band[row * kBandRow + col]);
           float* dst = C + int64_t(m) * N + n;
@@ -118,21 +118,21 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       }
     };
     // A slice of a split tile: its partial tile into the workspace as the registers hold it
-    // (MenuTile: a warp instruction writes 512 contiguous bytes), then, once all S slices are
+    // (PartialVec: a warp instruction writes 512 contiguous bytes), then, once all S slices are
     // there, this block's share of the sum into C.
-    auto fixup = [&](const float (&acc)[WN / 2], const WorkUnit& u, const TileCoord& tc) {
-      constexpr int kVecs = BM * BN / 4;  // float4 in a partial tile
-      const int m0 = tc.m * BM, n0 = tc.n * BN;
+    auto fixup = [&](const float (&acc)[BN / 2], const WorkUnit& u, const TileCoord& tc) {
+      constexpr int kVecs = kWsBM * BN / 4;  // float4 in a partial tile
+      const int m0 = tc.m * kWsBM, n0 = tc.n * BN;
       const int c = threadIdx.x - kWarpgroup;  // consumer thread 0-255
       const float4* slices =
           reinterpret_cast<const float4*>(ws) + int64_t(u.tile) * plan.splits * kVecs;
       float4* mine =
           reinterpret_cast<float4*>(ws) + (int64_t(u.tile) * plan.splits + u.slice) * kVecs;
       // Rows and columns inside C only; float4 256 i + c is 8 i columns right of float4 c.
-      const bool row_in = m0 + Tile::vec_row(c) < M;
-      const int cols_left = N - n0 - Tile::vec_col(c);
+      const bool row_in = m0 + PartialVec::row(c) < M;
+      const int cols_left = N - n0 - PartialVec::col(c);
 #pragma unroll
-      for (int i = 0; i < WN / 8; ++i)
+      for (int i = 0; i < BN / 8; ++i)
         if (row_in && 8 * i < cols_left)
           mine[256 * i + c] =
               make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           q[e] = q0 + e * 2 * kWarpgroup;
-          in[e] = q[e] < hi && m0 + Tile::vec_row(q[e]) < M && n0 + Tile::vec_col(q[e]) < N;
+          in[e] = q[e] < hi && m0 + PartialVec::row(q[e]) < M && n0 + PartialVec::col(q[e]) < N;
           v[e] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         }
         for (int s0 = 0; s0 < plan.splits; s0 += kBatch) {
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           if (!in[e]) continue;
-          const int m = m0 + Tile::vec_row(q[e]), n = n0 + Tile::vec_col(q[e]);
+          const int m = m0 + PartialVec::row(q[e]), n = n0 + PartialVec::col(q[e]);
           put(m, n, v[e].x, v[e].y);
           if (m + 8 < M) put(m + 8, n, v[e].z, v[e].w);
         }
@@ -212,16 +212,16 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       const WorkUnit u = wave_unit(plan, blockIdx.x, j);
       if (u.tile < 0) break;
       const TileCoord tc = grouped_tile(u.tile, tiles_m, tiles_n, group);
-      float acc[WN / 2];
+      float acc[BN / 2];
 #pragma unroll
-      for (int i = 0; i < WN / 2; ++i) acc[i] = 0.0f;
+      for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
       for (int kt = u.k_begin; kt < u.k_end; kt += u.k_step, ++it) {
         const int s = it % S;
         mbar_wait(full0 + 8 * s, (it / S) & 1);  // the copies of this K tile have landed
         pin(acc);
         wgmma_fence();
-        wgmma_stage<WN>(acc, base + s * kStageBytes + row0 * kSwizzleBytes,
-                        base + s * kStageBytes + kABytes + col0 * kSwizzleBytes);
+        wgmma_stage<BN>(acc, base + s * kStageBytes + row0 * kSwizzleBytes,
+                        base + s * kStageBytes + kWsABytes);
         wgmma_commit();
         wgmma_wait<1>();  // the previous K tile's wgmma have finished (this one's may run)
         pin(acc);
@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       }
       // Each consumer warp's band (kBandBytes; warps 4-11 of the block), after the stages and
       // the barriers.
-      store_acc_staged(acc, tc.m * BM + row0, tc.n * BN + col0,
+      store_acc_staged(acc, tc.m * kWsBM + row0, tc.n * BN,
                        reinterpret_cast<float*>(smem_raw + (base - smem_addr(smem_raw)) +
                                                 S * kStageBytes + 16 * S) +
                            (threadIdx.x / 32 - 4) * (kBandBytes / 4));
@@ -244,26 +244,49 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
   }
 }
 
-// The ring's depth: as many stages as fit beside the bands, the barriers and the alignment slack
-// in the 227 KiB a block may opt in to.
-template <int BM, int BN>
-constexpr int kMenuStages =
-    (227 * 1024 - 1024 - 8 * kBandBytes) / ((BM + BN) * kSwizzleBytes + 16);
+// The workspace of the split tiles (partial tiles) and their counters, grown when a launch
+// needs more and kept: the timed runs, after a verified one, allocate nothing. The counters are
+// zeroed when allocated, and every launch leaves them at zero.
+struct SplitWorkspace {
+  float* partials;
+  int* counters;
+};
+static SplitWorkspace split_workspace(size_t partial_floats, int counters) {
+  static float* p = nullptr;
+  static int* c = nullptr;
+  static size_t p_cap = 0, c_cap = 0;
+  if (partial_floats > p_cap) {
+    CUDA_CHECK(cudaFree(p));
+    CUDA_CHECK(cudaMalloc(&p, partial_floats * sizeof(float)));
+    p_cap = partial_floats;
+  }
+  if (size_t(counters) > c_cap) {
+    CUDA_CHECK(cudaFree(c));
+    CUDA_CHECK(cudaMalloc(&c, counters * sizeof(int)));
+    CUDA_CHECK(cudaMemset(c, 0, counters * sizeof(int)));
+    c_cap = counters;
+  }
+  return {p, c};
+}
 
-template <int BM, int BN>
-void launch_menu(int M, int N, int K, const bf16* A, const bf16* Bt, float* C, int max_splits) {
-  constexpr int S = kMenuStages<BM, BN>;
+// plan_wave's grid in the order of group16 (G = 16). A plan that splits is launched
+// cooperatively: the runtime refuses the launch unless every block can be resident at once,
+// which the blocks of a split tile need, since each waits for the others.
+// max_splits = 1: step 1's persistent grid (the shape rule's whole-tile schedule).
+template <int BN, int S>
+void launch_split_wave_tile(int M, int N, int K, const bf16* A, const bf16* Bt, float* C,
+                            int max_splits = 1 << 30) {
   pad_operands_if_unaligned(M, N, K, A, Bt);
   // The stages, the barriers, the alignment slack and the 8 consumer warps' bands.
-  constexpr int kSmem = S * (BM + BN) * kSwizzleBytes + 16 * S + 1024 + 8 * kBandBytes;
-  static const bool once = (opt_in(menu_kernel<BM, BN, S>, kSmem), true);
+  constexpr int kSmem = S * kTileStageBytes<BN> + 16 * S + 1024 + 8 * kBandBytes;
+  static const bool once = (opt_in(split_wave_kernel<BN, S>, kSmem), true);
   (void)once;
-  const CUtensorMap* ta = tensor_map(A, M, K, BM);
+  const CUtensorMap* ta = tensor_map(A, M, K, kWsBM);
   const CUtensorMap* tb = tensor_map(Bt, N, K, BN);
-  const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+  const int tiles = ((M + kWsBM - 1) / kWsBM) * ((N + BN - 1) / BN);
   const WavePlan plan = plan_wave(tiles, (K + BK - 1) / BK, device_sm_count(), max_splits);
   const SplitWorkspace w =
-      split_workspace(size_t(plan.split_tiles) * plan.splits * BM * BN, 2 * plan.split_tiles);
+      split_workspace(size_t(plan.split_tiles) * plan.splits * kWsBM * BN, 2 * plan.split_tiles);
   cudaLaunchAttribute cooperative;
   cooperative.id = cudaLaunchAttributeCooperative;
   cooperative.val.cooperative = plan.splits > 1;
@@ -273,22 +296,13 @@ void launch_menu(int M, int N, int K, const bf16* A, const bf16* Bt, float* C, i
   config.dynamicSmemBytes = kSmem;
   config.attrs = &cooperative;
   config.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, menu_kernel<BM, BN, S>, *ta, *tb, M, N, K, C, 16, plan,
-                                w.partials, w.counters));
+  CUDA_CHECK(cudaLaunchKernelEx(&config, split_wave_kernel<BN, S>, *ta, *tb, M, N, K, C, 16,
+                                plan, w.partials, w.counters));
   CUDA_CHECK_LAUNCH();
 }
-
-// The menu's new tiles on their own, each on plan_wave's schedule (the last wave split where
-// there is one), as split_wave runs step 6's two.
-void launch_m128x192(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  launch_menu<128, 192>(M, N, K, A, Bt, C, 1 << 30);
+void launch_split_wave(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  launch_split_wave_tile<256, 4>(M, N, K, A, Bt, C);
 }
-void launch_m128x144(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  launch_menu<128, 144>(M, N, K, A, Bt, C, 1 << 30);
-}
-void launch_m64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  launch_menu<64, 128>(M, N, K, A, Bt, C, 1 << 30);
-}
-void launch_m64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  launch_menu<64, 64>(M, N, K, A, Bt, C, 1 << 30);
+void launch_split_wave128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  launch_split_wave_tile<128, 6>(M, N, K, A, Bt, C);
 }

@@ -1,41 +1,38 @@
-// Chapter 08, step 8: two accumulators. Step 7's kernel with the K loop alternating between two
-// accumulators: the even K tiles of a work unit go into one, the odd into the other, and the two
-// are added before the epilogue. A K tile's wgmma group then no longer waits for the previous
-// one's (which wrote the other accumulator), so two groups are in flight. That matters where a
-// group is short: on the 64-row tiles each warpgroup's wgmma are m64n64 or m64n32, and a K tile
-// took about as long as the group's latency, whatever its width (README, "Two accumulators").
-// The menu's 64-row tiles in this kernel (step 9 gives them one consumer warpgroup):
-//   acc2_64x128, acc2_64x64   two_acc_kernel<64, BN>, each on plan_wave's schedule
+// Chapter 09, step 5: one consumer warpgroup. Step 4's kernel for the 64-row tiles with the
+// whole (64, BN) tile in one consumer warpgroup: one wgmma m64nBNk16 a k16 instead of two of
+// half the width, one in each warpgroup. Every wgmma reads both its operands from shared memory,
+// so two warpgroups on the same 64 rows each read the same A tile: one warpgroup reads it once,
+// and issues half the wgmma (README, "One consumer warpgroup").
+//   wg1_64x128, wg1_64x64   one_wg_kernel<BN>, each on plan_wave's schedule
+//   hopper                  the chapter's answer: the menu, its 64-row tiles from this step
 //
-//   ./build/08_hopper/hopper --kernel m64x128,acc2_64x128 --size 1024 --bench
-//   tools/steps.py diff acc2_64x128       # against steps/7_menu.cuh
+//   ./build/09_every_shape/every_shape --kernel acc2_64x128,wg1_64x128 --size 1024 --bench
+//   tools/steps.py diff wg1_64x128        # against steps/8_two_acc.cuh
 //
-// Included once, by 08_hopper/kernels.cu.
+// Included once, by 09_every_shape/kernels.cu.
 #pragma once
 
 #include "shared/tensorcore/pad.cuh"
 #include "shared/tensorcore/pipelined.cuh"  // grouped_tile
 #include "shared/hopper/hopper_device.cuh"
-#include "08_hopper/steps/6_split_wave.cuh"  // SplitWorkspace, split_workspace
-#include "08_hopper/steps/7_menu.cuh"        // kMenuStages
+#include "09_every_shape/steps/2_split_wave.cuh"  // SplitWorkspace, split_workspace
+#include "09_every_shape/steps/3_menu.cuh"        // kMenuStages, launch_menu
 #include "shared/hopper/tma_host.cuh"            // opt_in, tensor_map
 #include "common/device.h"                   // device_sm_count
 
 // Block b walks its work units (wave_unit: a split tile's slice first, then whole tiles), the
 // tiles numbered in chapter 07's grouped order. ws holds plan.splits partial (BM, BN) tiles per
-// split tile (MenuTile's order); counters two ints per split tile, zero before and after
+// split tile (OneWgVec's order); counters two ints per split tile, zero before and after
 // every launch.
-template <int BM, int BN, int S>
-__global__ void __launch_bounds__(3 * kWarpgroup, 1)
-    two_acc_kernel(const __grid_constant__ CUtensorMap tm_a,
-                      const __grid_constant__ CUtensorMap tm_b, int M, int N, int K,
-                      float* __restrict__ C, int group, const WavePlan plan,
-                      float* __restrict__ ws, int* __restrict__ counters) {
-  using Tile = MenuTile<BM, BN>;
-  constexpr int WN = Tile::WN, kABytes = BM * kSwizzleBytes;
+template <int BN, int S>
+__global__ void __launch_bounds__(2 * kWarpgroup, 1)
+    one_wg_kernel(const __grid_constant__ CUtensorMap tm_a,
+                  const __grid_constant__ CUtensorMap tm_b, int M, int N, int K,
+                  float* __restrict__ C, int group, const WavePlan plan,
+                  float* __restrict__ ws, int* __restrict__ counters) {
+  constexpr int BM = 64, WN = BN, kABytes = BM * kSwizzleBytes;  // WN: the warpgroup's columns
   constexpr int kStageBytes = kABytes + BN * kSwizzleBytes;
-  // The epilogue stages 32 columns at a time, or 16 where WN is no multiple of 32 (144).
-  constexpr int kCols = WN % kBandCols == 0 ? kBandCols : 16;
+  constexpr int kCols = kBandCols;  // the epilogue stages 32 columns at a time
   static_assert(WN % kCols == 0, "the epilogue's bands cover the accumulator");
   extern __shared__ unsigned char smem_raw[];
   const uint32_t base = smem_base_1024(smem_raw);
@@ -46,7 +43,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
       mbar_init(full0 + 8 * s, 1);   // the producer's arrive.expect_tx
-      mbar_init(empty0 + 8 * s, 8);  // one arrival per consumer warp
+      mbar_init(empty0 + 8 * s, 4);  // one arrival per consumer warp
     }
     fence_barrier_init();
   }
@@ -75,9 +72,8 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       }
     }
   } else {
-    // ---- CONSUMERS: more registers; each warpgroup its (64, WN) part of every tile ----
+    // ---- CONSUMER: more registers; one warpgroup, the whole (64, BN) tile ----
     setmaxnreg_inc<232>();
-    const int row0 = Tile::row0(wg - 1), col0 = Tile::col0(wg - 1);
     auto release = [&](int it) {  // this warp is done with the stage of K tile `it`
       if (t % 32 == 0) mbar_arrive(empty0 + 8 * (it % S));
     };
@@ -120,34 +116,34 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       }
     };
     // A slice of a split tile: its partial tile into the workspace as the registers hold it
-    // (MenuTile: a warp instruction writes 512 contiguous bytes), then, once all S slices are
+    // (OneWgVec: a warp instruction writes 512 contiguous bytes), then, once all S slices are
     // there, this block's share of the sum into C.
     auto fixup = [&](const float (&acc)[WN / 2], const WorkUnit& u, const TileCoord& tc) {
       constexpr int kVecs = BM * BN / 4;  // float4 in a partial tile
       const int m0 = tc.m * BM, n0 = tc.n * BN;
-      const int c = threadIdx.x - kWarpgroup;  // consumer thread 0-255
+      const int c = t;  // consumer thread 0-127
       const float4* slices =
           reinterpret_cast<const float4*>(ws) + int64_t(u.tile) * plan.splits * kVecs;
       float4* mine =
           reinterpret_cast<float4*>(ws) + (int64_t(u.tile) * plan.splits + u.slice) * kVecs;
-      // Rows and columns inside C only; float4 256 i + c is 8 i columns right of float4 c.
-      const bool row_in = m0 + Tile::vec_row(c) < M;
-      const int cols_left = N - n0 - Tile::vec_col(c);
+      // Rows and columns inside C only; float4 128 i + c is 8 i columns right of float4 c.
+      const bool row_in = m0 + OneWgVec::row(c) < M;
+      const int cols_left = N - n0 - OneWgVec::col(c);
 #pragma unroll
       for (int i = 0; i < WN / 8; ++i)
         if (row_in && 8 * i < cols_left)
-          mine[256 * i + c] =
+          mine[kWarpgroup * i + c] =
               make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
       int* arrived = counters + 2 * u.tile;
       int* done = arrived + 1;
       __threadfence();  // this thread's partial reaches the GPU's view before the count does
-      consumer_sync();  // all 256 consumer threads have stored theirs
+      warpgroup_sync();  // all 128 consumer threads have stored theirs
       if (threadIdx.x == kWarpgroup) {
         atomicAdd(arrived, 1);
         while (ld_acquire_gpu(arrived) < plan.splits) {  // the tile's other blocks
         }
       }
-      consumer_sync();  // every slice of this tile is in the workspace
+      warpgroup_sync();  // every slice of this tile is in the workspace
       // This block's share: float4 q in [lo, hi), each the sum of its S slices in the order
       // 0 .. S - 1, loaded past L1 (other SMs wrote them). The sums are in order, but the loads
       // need not be: a thread takes two float4 at a time and loads 8 slices of both before it
@@ -165,14 +161,14 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
           if (n + 1 < N) dst[1] = y;
         }
       };
-      for (int q0 = lo + c; q0 < hi; q0 += 4 * kWarpgroup) {
+      for (int q0 = lo + c; q0 < hi; q0 += 2 * kWarpgroup) {
         int q[2];
         bool in[2];
         float4 v[2];
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
-          q[e] = q0 + e * 2 * kWarpgroup;
-          in[e] = q[e] < hi && m0 + Tile::vec_row(q[e]) < M && n0 + Tile::vec_col(q[e]) < N;
+          q[e] = q0 + e * kWarpgroup;
+          in[e] = q[e] < hi && m0 + OneWgVec::row(q[e]) < M && n0 + OneWgVec::col(q[e]) < N;
           v[e] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         }
         for (int s0 = 0; s0 < plan.splits; s0 += kBatch) {
@@ -197,7 +193,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           if (!in[e]) continue;
-          const int m = m0 + Tile::vec_row(q[e]), n = n0 + Tile::vec_col(q[e]);
+          const int m = m0 + OneWgVec::row(q[e]), n = n0 + OneWgVec::col(q[e]);
           put(m, n, v[e].x, v[e].y);
           if (m + 8 < M) put(m + 8, n, v[e].z, v[e].w);
         }
@@ -224,8 +220,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
         pin(acc);
         pin(acc_odd);
         wgmma_fence();
-        wgmma_stage<WN>(a, base + s * kStageBytes + row0 * kSwizzleBytes,
-                        base + s * kStageBytes + kABytes + col0 * kSwizzleBytes);
+        wgmma_stage<WN>(a, base + s * kStageBytes, base + s * kStageBytes + kABytes);
         wgmma_commit();
         // The previous K tile's group has finished. It wrote the other accumulator, so it ran
         // beside this one's group instead of before it.
@@ -253,9 +248,9 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
         fixup(acc, u, tc);
         continue;
       }
-      // Each consumer warp's band (kBandBytes; warps 4-11 of the block), after the stages and
+      // Each consumer warp's band (kBandBytes; warps 4-7 of the block), after the stages and
       // the barriers.
-      store_acc_staged(acc, tc.m * BM + row0, tc.n * BN + col0,
+      store_acc_staged(acc, tc.m * BM, tc.n * BN,
                        reinterpret_cast<float*>(smem_raw + (base - smem_addr(smem_raw)) +
                                                 S * kStageBytes + 16 * S) +
                            (threadIdx.x / 32 - 4) * (kBandBytes / 4));
@@ -263,13 +258,15 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
   }
 }
 
-template <int BM, int BN>
-void launch_two_acc(int M, int N, int K, const bf16* A, const bf16* Bt, float* C, int max_splits) {
-  constexpr int S = kMenuStages<BM, BN>;
+// The ring is step 4's (kMenuStages, sized beside 8 bands), so that the two steps differ only in
+// the warpgroups; 4 bands would leave room for a 13th stage at 64 x 64, no faster (NOTES.md).
+template <int BN>
+void launch_one_wg(int M, int N, int K, const bf16* A, const bf16* Bt, float* C, int max_splits) {
+  constexpr int BM = 64, S = kMenuStages<BM, BN>;
   pad_operands_if_unaligned(M, N, K, A, Bt);
-  // The stages, the barriers, the alignment slack and the 8 consumer warps' bands.
-  constexpr int kSmem = S * (BM + BN) * kSwizzleBytes + 16 * S + 1024 + 8 * kBandBytes;
-  static const bool once = (opt_in(two_acc_kernel<BM, BN, S>, kSmem), true);
+  // The stages, the barriers, the alignment slack and the 4 consumer warps' bands.
+  constexpr int kSmem = S * (BM + BN) * kSwizzleBytes + 16 * S + 1024 + 4 * kBandBytes;
+  static const bool once = (opt_in(one_wg_kernel<BN, S>, kSmem), true);
   (void)once;
   const CUtensorMap* ta = tensor_map(A, M, K, BM);
   const CUtensorMap* tb = tensor_map(Bt, N, K, BN);
@@ -282,20 +279,39 @@ void launch_two_acc(int M, int N, int K, const bf16* A, const bf16* Bt, float* C
   cooperative.val.cooperative = plan.splits > 1;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(plan.grid);
-  config.blockDim = dim3(3 * kWarpgroup);
+  config.blockDim = dim3(2 * kWarpgroup);
   config.dynamicSmemBytes = kSmem;
   config.attrs = &cooperative;
   config.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, two_acc_kernel<BM, BN, S>, *ta, *tb, M, N, K, C, 16,
+  CUDA_CHECK(cudaLaunchKernelEx(&config, one_wg_kernel<BN, S>, *ta, *tb, M, N, K, C, 16,
                                 plan, w.partials, w.counters));
   CUDA_CHECK_LAUNCH();
 }
 
-// The 64-row tiles on their own, each on plan_wave's schedule (as m64x128 and m64x64 run step
-// 7's kernel).
-void launch_acc2_64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  launch_two_acc<64, 128>(M, N, K, A, Bt, C, 1 << 30);
+// The 64-row tiles on their own, each on plan_wave's schedule (as acc2_64x128 and acc2_64x64 run
+// step 4's kernel).
+void launch_wg1_64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  launch_one_wg<128>(M, N, K, A, Bt, C, 1 << 30);
 }
-void launch_acc2_64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  launch_two_acc<64, 64>(M, N, K, A, Bt, C, 1 << 30);
+void launch_wg1_64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  launch_one_wg<64>(M, N, K, A, Bt, C, 1 << 30);
+}
+
+// The chapter's answer: the tile and the schedule that the shape rule picks (choose_hopper,
+// hopper.cuh); the 128-row tiles from step 3 (two warpgroups of 64 rows each), the 64-row tiles
+// from this step. The launchers instantiate exactly kMenu's tiles, in its order.
+static_assert(kMenuSize == 5 && kMenu[0].BM == 128 && kMenu[0].BN == 256 && kMenu[1].BN == 192 &&
+                  kMenu[2].BN == 144 && kMenu[3].BM == 64 && kMenu[3].BN == 128 &&
+                  kMenu[4].BM == 64 && kMenu[4].BN == 64,
+              "launch_hopper instantiates exactly the tiles choose_hopper may pick");
+void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
+  const HopperChoice h = choose_hopper(M, N, K, device_sm_count());
+  const int max_splits = h.schedule == Schedule::kWhole ? 1 : 1 << 30;
+  switch (h.tile) {
+    case 0: return launch_menu<128, 256>(M, N, K, A, Bt, C, max_splits);
+    case 1: return launch_menu<128, 192>(M, N, K, A, Bt, C, max_splits);
+    case 2: return launch_menu<128, 144>(M, N, K, A, Bt, C, max_splits);
+    case 3: return launch_one_wg<128>(M, N, K, A, Bt, C, max_splits);
+    default: return launch_one_wg<64>(M, N, K, A, Bt, C, max_splits);
+  }
 }

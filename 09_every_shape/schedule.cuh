@@ -1,0 +1,227 @@
+// Chapter 09: every shape on any Hopper GPU. What the schedules and the shape rule compute, and
+// the partial tiles' layouts, __host__ __device__ so that the host tests
+// (09_every_shape/test_schedule.cu) check the very functions the kernels call. Chapter 08's
+// pieces (the swizzle, the descriptor, the accumulator map) are in shared/hopper/hopper.cuh.
+#pragma once
+
+#include <cstdint>
+
+#include "shared/hopper/hopper.cuh"
+
+// --- Step 2's partial tiles (split_wave_kernel's fixup) ----------------------------------------
+// A split tile's partial (128, BN) accumulator goes to the workspace as the two consumer
+// warpgroups hold it: float4 q = 256 i + c is registers 4 i .. 4 i + 3 of consumer thread c
+// (0-255; warpgroup c / 128 has rows 64 (c / 128) ..), so that a warp instruction writes 512
+// contiguous bytes. Its four floats are (row, col), (row, col + 1), (row + 8, col) and
+// (row + 8, col + 1) of the tile (WgmmaAcc).
+struct PartialVec {
+  __host__ __device__ static constexpr int row(int q) {
+    return 64 * ((q % 256) / 128) + WgmmaAcc::row(q % 128, 4 * (q / 256));
+  }
+  __host__ __device__ static constexpr int col(int q) {
+    return WgmmaAcc::col(q % 128, 4 * (q / 256));
+  }
+};
+
+// --- Step 3: a menu of tiles (menu_kernel) ------------------------------------------------------
+// A (BM, BN) tile, BM = 128 or 64, shared by the two consumer warpgroups: BM = 128 splits it by
+// rows (warpgroup g: rows 64 g .., all BN columns), BM = 64 by columns (all 64 rows, columns
+// g BN / 2 ..). Either way a warpgroup holds a (64, WN) accumulator, one wgmma m64nWNk16 a k16.
+// A split tile's partial goes to the workspace as the registers hold it (PartialVec at BM = 128):
+// float4 q = 256 i + c is registers 4 i .. 4 i + 3 of consumer thread c.
+template <int BM, int BN>
+struct MenuTile {
+  static_assert(BM == 128 || BM == 64, "two warpgroups of 64 rows, or one band of 64 rows");
+  static constexpr int WN = BM == 128 ? BN : BN / 2;  // a warpgroup's columns
+  __host__ __device__ static constexpr int row0(int g) { return BM == 128 ? 64 * g : 0; }
+  __host__ __device__ static constexpr int col0(int g) { return BM == 128 ? 0 : g * WN; }
+  // Partial-tile float4 q: its (row, col); the float4 holds (row, col .. col + 1) and
+  // (row + 8, col .. col + 1).
+  __host__ __device__ static constexpr int vec_row(int q) {
+    return row0((q % 256) / 128) + WgmmaAcc::row(q % 128, 4 * (q / 256));
+  }
+  __host__ __device__ static constexpr int vec_col(int q) {
+    return col0((q % 256) / 128) + WgmmaAcc::col(q % 128, 4 * (q / 256));
+  }
+};
+
+// Step 5: the 64-row tiles in one consumer warpgroup, which holds the whole (64, BN) tile. A
+// split tile's partial goes to the workspace as the registers hold it: float4 q = 128 i + t is
+// registers 4 i .. 4 i + 3 of consumer thread t, (row, col .. col + 1) and (row + 8, ..).
+struct OneWgVec {
+  __host__ __device__ static constexpr int row(int q) {
+    return WgmmaAcc::row(q % 128, 4 * (q / 128));
+  }
+  __host__ __device__ static constexpr int col(int q) {
+    return WgmmaAcc::col(q % 128, 4 * (q / 128));
+  }
+};
+
+// --- Step 2: the last wave, split (split_wave_kernel) ------------------------------------------
+// A persistent grid of G blocks (one per SM) over T output tiles of I K-tiles each (BK = 64).
+// With R = T mod G, the T - R tiles of the full waves go whole, one per block per wave (block b
+// takes R + b, R + b + G, ...); each of the R tiles of the last, partial wave is cut into
+// S = min(G / R, I) slices of K, one slice per block, so that R S blocks share the last wave
+// instead of R. The split tiles come first, so all their slices run at the same time, and the
+// blocks of one tile meet in a workspace (split_wave_kernel's fixup). S < 2: nothing is split,
+// and the plan is step 1's persistent grid. Slice s of a tile covers the K-tiles s, s + S,
+// s + 2 S, ... (wave_unit), never empty since S <= I; slice 0 has the most, ceil(I / S).
+struct WavePlan {
+  int tiles = 0, k_tiles = 0;  // T, I
+  int grid = 0;                // blocks: G, or fewer when there is less than a wave of work
+  int split_tiles = 0;         // R: tiles 0 .. R - 1 are split (0: none)
+  int splits = 1;              // S: slices, and blocks, per split tile
+};
+// max_splits caps S (1: never split; the shape rule also weighs the plan without a split).
+__host__ __device__ constexpr WavePlan plan_wave(int tiles, int k_tiles, int sms,
+                                                 int max_splits = 1 << 30) {
+  WavePlan p;
+  p.tiles = tiles;
+  p.k_tiles = k_tiles;
+  const int r = tiles % sms;
+  int s = r > 0 ? (sms / r < k_tiles ? sms / r : k_tiles) : 1;
+  s = s < max_splits ? s : max_splits;
+  if (s >= 2) {
+    p.split_tiles = r;
+    p.splits = s;
+    p.grid = tiles >= sms ? sms : r * s;
+  } else {
+    p.grid = tiles < sms ? tiles : sms;
+  }
+  return p;
+}
+
+// The j-th piece of work of block b: a tile and its K-tiles k_begin, k_begin + k_step, ... below
+// k_end, and the slice (-1: the whole tile, stored to C directly). tile = -1: the block is done.
+// Slice s of a split tile takes every S-th K-tile from s (k_step = S), not a contiguous run:
+// the S blocks of a tile then read neighbouring K-tiles of the same rows at about the same time
+// (measured: NOTES.md, "Strided slices").
+struct WorkUnit {
+  int tile, k_begin, k_end, slice;
+  int k_step = 1;
+};
+__host__ __device__ constexpr int unit_k_tiles(const WorkUnit& u) {
+  return (u.k_end - u.k_begin + u.k_step - 1) / u.k_step;
+}
+__host__ __device__ constexpr WorkUnit wave_unit(const WavePlan& p, int block, int j) {
+  if (p.split_tiles > 0 && block < p.split_tiles * p.splits) {
+    if (j == 0) {
+      const int s = block % p.splits;
+      return {block / p.splits, s, p.k_tiles, s, p.splits};
+    }
+    --j;  // the split slice came first; then the whole tiles
+  }
+  const int64_t tile = int64_t(p.split_tiles) + block + int64_t(j) * p.grid;
+  if (tile >= p.tiles) return {-1, 0, 0, -1};
+  return {int(tile), 0, p.k_tiles, -1};
+}
+
+// The K-tiles the busiest block computes: the plan's time, in K-tiles of its tile.
+__host__ __device__ constexpr int64_t wave_makespan(const WavePlan& p) {
+  const int64_t whole = (int64_t(p.tiles) - p.split_tiles + p.grid - 1) / p.grid;
+  return whole * p.k_tiles + (p.split_tiles > 0 ? (p.k_tiles + p.splits - 1) / p.splits : 0);
+}
+
+// --- Stream-K (09_every_shape/experiments/stream_k.cuh) ------------------------------------------------------
+// All T I K-tiles of the output tiles, in order (tile by tile), dealt to G blocks as evenly as
+// integers allow: block b takes [b T I / G, (b + 1) T I / G). A range cuts at most two tiles:
+// it may begin inside one (a later part of that tile: it goes to the workspace, slot b) and end
+// inside another (the tile's first K-tiles: this block owns the tile; it adds the later
+// blocks' parts in K order, then stores the tile). Units in between are whole tiles.
+struct StreamKPlan {
+  int tiles = 0, k_tiles = 0, grid = 0;
+  int64_t total = 0;  // T I
+};
+__host__ __device__ constexpr StreamKPlan plan_stream_k(int tiles, int k_tiles, int sms) {
+  StreamKPlan p;
+  p.tiles = tiles;
+  p.k_tiles = k_tiles;
+  p.total = int64_t(tiles) * k_tiles;
+  p.grid = p.total < sms ? int(p.total) : sms;
+  return p;
+}
+__host__ __device__ constexpr int64_t sk_begin(const StreamKPlan& p, int block) {
+  return int64_t(block) * p.total / p.grid;
+}
+// The block whose range holds K-tile x of the whole order: the last b with sk_begin(b) <= x.
+__host__ __device__ constexpr int sk_block_of(const StreamKPlan& p, int64_t x) {
+  return int(((x + 1) * p.grid - 1) / p.total);
+}
+// The j-th unit of block b; slice = b for a later part of a tile (its workspace slot), -1 for a
+// part that starts at k = 0 (a whole tile, or the owner's first part).
+__host__ __device__ constexpr WorkUnit sk_unit(const StreamKPlan& p, int block, int j) {
+  const int64_t begin = sk_begin(p, block), end = sk_begin(p, block + 1);
+  const int64_t tile = begin / p.k_tiles + j, t0 = tile * p.k_tiles;
+  const int64_t lo = begin > t0 ? begin : t0;
+  const int64_t hi = end < t0 + p.k_tiles ? end : t0 + p.k_tiles;
+  if (lo >= hi) return {-1, 0, 0, -1};
+  return {int(tile), int(lo - t0), int(hi - t0), lo == t0 ? -1 : block};
+}
+
+// --- The answer's shape rule (step 3; hopper, step 5, launches its pick) -----------------------
+// hopper picks, from the menu of tiles (kMenu) and the two schedules (whole tiles; the last
+// wave split, plan_wave), the pair with the least predicted time in microseconds:
+//   the busiest block's K-tiles (wave_makespan) x the tile's K-tile time, the K-tile time scaled
+//   by the share of the SMs at work (a K-tile is cheaper when fewer blocks share the L2:
+//   1 - kLoadShare + kLoadShare x grid / SMs), plus kTileUs for each whole tile the busiest
+//   block stores;
+//   never less than the bytes of A, B and C at kDramBytesPerUs (the DRAM bound: long K, small M);
+//   plus kSplitUsPerMiB for each MiB of partial tiles where the last wave is split (the fixup).
+// The K-tile times are each tile's time at 8192^3 over its K-tiles; the other four constants
+// are fitted to a sweep of the menu, whole and split, over 23 shapes (tools/fit_menu.py, NOTES.md).
+struct MenuEntry {
+  int BM, BN;
+  double k_tile_us;  // one K-tile of this tile at 8192^3, every SM at work
+};
+constexpr MenuEntry kMenu[] = {
+    {128, 256, 0.7095}, {128, 192, 0.6102}, {128, 144, 0.5123}, {64, 128, 0.3295}, {64, 64, 0.2248},
+};
+constexpr int kMenuSize = sizeof(kMenu) / sizeof(kMenu[0]);
+constexpr double kLoadShare = 0.5, kTileUs = 1.0, kSplitUsPerMiB = 1.5;
+constexpr double kDramBytesPerUs = 3.0e6;  // 3 TB/s
+enum class Schedule { kWhole, kSplitWave };
+struct HopperChoice {
+  int tile;  // index into kMenu
+  Schedule schedule;
+};
+constexpr double hopper_cost(int M, int N, int K, int sms, const MenuEntry& t, Schedule s) {
+  const int tiles = ((M + t.BM - 1) / t.BM) * ((N + t.BN - 1) / t.BN), k_tiles = (K + 63) / 64;
+  const WavePlan p = plan_wave(tiles, k_tiles, sms, s == Schedule::kWhole ? 1 : 1 << 30);
+  if (s == Schedule::kSplitWave && p.split_tiles == 0) return 1e300;  // kWhole by another name
+  const int64_t whole = (int64_t(tiles) - p.split_tiles + p.grid - 1) / p.grid;
+  const double load = 1.0 - kLoadShare + kLoadShare * p.grid / sms;
+  const double compute = double(wave_makespan(p)) * t.k_tile_us * load + double(whole) * kTileUs;
+  const double dram = ((double(M) + N) * K * 2 + double(M) * N * 4) / kDramBytesPerUs;
+  const double split_mib = double(p.split_tiles) * p.splits * t.BM * t.BN * 4 / (1 << 20);
+  return (compute > dram ? compute : dram) + kSplitUsPerMiB * split_mib;
+}
+constexpr HopperChoice choose_hopper(int M, int N, int K, int sms) {
+  HopperChoice best{-1, Schedule::kWhole};
+  double best_cost = 0;
+  for (int i = 0; i < kMenuSize; ++i)
+    for (Schedule s : {Schedule::kWhole, Schedule::kSplitWave}) {
+      const double cost = hopper_cost(M, N, K, sms, kMenu[i], s);
+      if (best.tile < 0 || cost < best_cost) best = {i, s}, best_cost = cost;
+    }
+  return best;
+}
+
+// --- Launchers -----------------------------------------------------------------------------------
+// Defined in the step files (steps/, in reading order) and the experiments, all compiled once by
+// 09_every_shape/kernels.cu. Each copies rows that are not 16-byte aligned into padded operands
+// first (pad_operands_if_unaligned): TMA's row stride must be a multiple of 16 bytes.
+void launch_tile128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);        // 1
+void launch_split_wave(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 2
+void launch_split_wave128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);  // 2
+void launch_m128x192(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);       // 3
+void launch_m128x144(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);       // 3
+void launch_m64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);        // 3
+void launch_m64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 3
+void launch_acc2_64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);    // 4
+void launch_acc2_64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 4
+void launch_wg1_64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 5
+void launch_wg1_64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);      // 5
+void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 5
+// Stream-K (experiments/stream_k.cuh, --kernel sweep): every K-tile of every tile dealt evenly.
+void launch_stream_k(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+void launch_stream_k128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
