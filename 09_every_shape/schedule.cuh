@@ -158,52 +158,88 @@ __host__ __device__ constexpr WorkUnit sk_unit(const StreamKPlan& p, int block, 
   return {int(tile), int(lo - t0), int(hi - t0), lo == t0 ? -1 : block};
 }
 
-// --- The answer's shape rule (step 3; hopper, step 5, launches its pick) -----------------------
-// hopper picks, from the menu of tiles (kMenu) and the two schedules (whole tiles; the last
-// wave split, plan_wave), the pair with the least predicted time in microseconds:
-//   the busiest block's K-tiles (wave_makespan) x the tile's K-tile time, the K-tile time scaled
-//   by the share of the SMs at work (a K-tile is cheaper when fewer blocks share the L2:
-//   1 - kLoadShare + kLoadShare x grid / SMs), plus kTileUs for each whole tile the busiest
-//   block stores;
-//   never less than the bytes of A, B and C at kDramBytesPerUs (the DRAM bound: long K, small M);
+// --- The answer's shape rule (hopper, step 5) ---------------------------------------------------
+// hopper ranks each pair of a tile from the menu (kMenu) and a schedule (whole tiles; the last
+// wave split, plan_wave) by a predicted time in microseconds, then times the few best on the
+// first call of a shape and keeps the fastest (tuned_hopper, steps/5_one_wg.cuh). The
+// prediction, for the GPU at hand (HopperGpu, read from its device properties):
+//   the busiest block's K-tiles (wave_makespan) x the tile's K-tile time, scaled by the SM clock
+//   (kMenu's times were measured at kMenuClockMhz) and by the share of the SMs at work (a K-tile
+//   is cheaper when fewer blocks share the L2: 1 - kLoadShare + kLoadShare x grid / SMs), plus
+//   kTileUs for each whole tile the busiest block stores;
+//   never less than the bytes of A, B and C at kDramShare of the DRAM's theoretical bandwidth
+//   (the DRAM bound: long K, small M);
 //   plus kSplitUsPerMiB for each MiB of partial tiles where the last wave is split (the fixup).
-// The K-tile times are each tile's time at 8192^3 over its K-tiles; the other four constants
-// are fitted to a sweep of the menu, whole and split, over 23 shapes (tools/fit_menu.py, NOTES.md).
+// The K-tile times are each tile's time at 8192^3 over its K-tiles (128 x 128: at 4096^3, step
+// 2's split_wave128), on an H100 SXM; kLoadShare, kTileUs and kSplitUsPerMiB are fitted to a
+// sweep of the menu there, whole and split, over 23 shapes (tools/fit_menu.py, NOTES.md).
+struct HopperGpu {
+  int sms;                   // multiprocessors
+  double clock_mhz;          // SM clock
+  double dram_bytes_per_us;  // the DRAM's theoretical peak: 2 x memory clock x bus width / 8
+};
 struct MenuEntry {
   int BM, BN;
-  double k_tile_us;  // one K-tile of this tile at 8192^3, every SM at work
+  double k_tile_us;  // one K-tile of this tile at 8192^3, every SM at work, at kMenuClockMhz
 };
 constexpr MenuEntry kMenu[] = {
-    {128, 256, 0.7095}, {128, 192, 0.6102}, {128, 144, 0.5123}, {64, 128, 0.3295}, {64, 64, 0.2248},
+    {128, 256, 0.7095}, {128, 192, 0.6102}, {128, 144, 0.5123}, {64, 128, 0.3295},
+    {64, 64, 0.2248},   {128, 128, 0.4426},
 };
 constexpr int kMenuSize = sizeof(kMenu) / sizeof(kMenu[0]);
+constexpr double kMenuClockMhz = 1980;
 constexpr double kLoadShare = 0.5, kTileUs = 1.0, kSplitUsPerMiB = 1.5;
-constexpr double kDramBytesPerUs = 3.0e6;  // 3 TB/s
+// The share of the theoretical DRAM bandwidth the loads reach: the fit on the H100 found 3.0 of
+// its 3.35 TB/s (0.90); the ceiling program (tools/ceilings) copies 4,270 GB/s of the H200's
+// 4,814 (0.89).
+constexpr double kDramShare = 0.9;
 enum class Schedule { kWhole, kSplitWave };
 struct HopperChoice {
   int tile;  // index into kMenu
   Schedule schedule;
 };
-constexpr double hopper_cost(int M, int N, int K, int sms, const MenuEntry& t, Schedule s) {
+constexpr double hopper_cost(int M, int N, int K, const HopperGpu& gpu, const MenuEntry& t,
+                             Schedule s) {
   const int tiles = ((M + t.BM - 1) / t.BM) * ((N + t.BN - 1) / t.BN), k_tiles = (K + 63) / 64;
-  const WavePlan p = plan_wave(tiles, k_tiles, sms, s == Schedule::kWhole ? 1 : 1 << 30);
+  const WavePlan p = plan_wave(tiles, k_tiles, gpu.sms, s == Schedule::kWhole ? 1 : 1 << 30);
   if (s == Schedule::kSplitWave && p.split_tiles == 0) return 1e300;  // kWhole by another name
   const int64_t whole = (int64_t(tiles) - p.split_tiles + p.grid - 1) / p.grid;
-  const double load = 1.0 - kLoadShare + kLoadShare * p.grid / sms;
-  const double compute = double(wave_makespan(p)) * t.k_tile_us * load + double(whole) * kTileUs;
-  const double dram = ((double(M) + N) * K * 2 + double(M) * N * 4) / kDramBytesPerUs;
+  const double load = 1.0 - kLoadShare + kLoadShare * p.grid / gpu.sms;
+  const double k_tile_us = t.k_tile_us * kMenuClockMhz / gpu.clock_mhz;
+  const double compute = double(wave_makespan(p)) * k_tile_us * load + double(whole) * kTileUs;
+  const double dram =
+      ((double(M) + N) * K * 2 + double(M) * N * 4) / (kDramShare * gpu.dram_bytes_per_us);
   const double split_mib = double(p.split_tiles) * p.splits * t.BM * t.BN * 4 / (1 << 20);
   return (compute > dram ? compute : dram) + kSplitUsPerMiB * split_mib;
 }
-constexpr HopperChoice choose_hopper(int M, int N, int K, int sms) {
-  HopperChoice best{-1, Schedule::kWhole};
-  double best_cost = 0;
+
+// The pairs worth timing: every pair predicted within kTuneWithin of the best, fastest first,
+// at most kTuneMax. out[0] is the rule's own pick; returns how many.
+constexpr double kTuneWithin = 1.3;
+constexpr int kTuneMax = 4;
+constexpr int hopper_candidates(int M, int N, int K, const HopperGpu& gpu,
+                                HopperChoice (&out)[kTuneMax]) {
+  HopperChoice all[2 * kMenuSize] = {};
+  double cost[2 * kMenuSize] = {};
+  int n = 0;
   for (int i = 0; i < kMenuSize; ++i)
     for (Schedule s : {Schedule::kWhole, Schedule::kSplitWave}) {
-      const double cost = hopper_cost(M, N, K, sms, kMenu[i], s);
-      if (best.tile < 0 || cost < best_cost) best = {i, s}, best_cost = cost;
+      const double c = hopper_cost(M, N, K, gpu, kMenu[i], s);
+      if (c >= 1e300) continue;
+      int j = n++;  // insertion sort by predicted time; ties keep the menu's order
+      for (; j > 0 && cost[j - 1] > c; --j) all[j] = all[j - 1], cost[j] = cost[j - 1];
+      all[j] = {i, s};
+      cost[j] = c;
     }
-  return best;
+  int kept = 0;
+  for (int j = 0; j < n && kept < kTuneMax && cost[j] <= kTuneWithin * cost[0]; ++j)
+    out[kept++] = all[j];
+  return kept;
+}
+constexpr HopperChoice choose_hopper(int M, int N, int K, const HopperGpu& gpu) {
+  HopperChoice out[kTuneMax] = {};
+  hopper_candidates(M, N, K, gpu, out);
+  return out[0];
 }
 
 // --- Launchers -----------------------------------------------------------------------------------

@@ -90,45 +90,99 @@ TEST(schedule, wave_plans_of_the_readme) {
 }
 
 // --- The shape rule ------------------------------------------------------------------------------
-TEST(schedule, shape_rule) {
-  // The README's shapes and the picks the measured sweep agrees with (NOTES.md, "The menu").
-  struct Case {
-    int M, N, K, BM, BN;
-    Schedule schedule;
+namespace {
+// Four Hopper GPUs as the rule sees them: 132 SMs at 1980 MHz (H100 SXM, H200) and 114 SMs at
+// 1755 MHz (H100 PCIe), each at two DRAM bandwidths (the theoretical peaks of 5120-bit HBM3 at
+// 2619 MHz, 6016-bit HBM3e at 3201 MHz, 5120-bit HBM2e at 1593 MHz).
+constexpr HopperGpu kGpus[] = {
+    {132, 1980, 3.352e6}, {132, 1980, 4.814e6}, {114, 1755, 2.039e6}, {114, 1755, 3.352e6}};
+
+}  // namespace
+
+TEST(schedule, shape_rule_on_four_gpus) {
+  struct Shape {
+    int M, N, K;
   };
-  constexpr Schedule kW = Schedule::kWhole, kS = Schedule::kSplitWave;
-  const Case cases[] = {
-      {512, 512, 512, 64, 64, kW},          {1024, 1024, 1024, 64, 128, kW},
-      {1536, 1536, 1536, 128, 144, kW},     {2048, 2048, 2048, 128, 256, kW},
-      {3072, 3072, 3072, 128, 192, kW},     {4096, 4096, 4096, 128, 256, kW},
-      {5120, 5120, 5120, 128, 256, kS},     {6144, 6144, 6144, 128, 256, kW},
-      {8192, 8192, 8192, 128, 256, kW},     {256, 256, 65536, 64, 128, kS},
-      {128, 128, 131072, 64, 64, kS},       {512, 512, 16384, 64, 128, kS},
-      {32, 4096, 4096, 64, 64, kW},         {4097, 4095, 4093, 128, 256, kW},
-  };
-  for (const Case& c : cases) {
-    const HopperChoice h = choose_hopper(c.M, c.N, c.K, 132);
-    const MenuEntry& t = kMenu[h.tile];
-    const bool ok = t.BM == c.BM && t.BN == c.BN && h.schedule == c.schedule;
-    if (!ok)
-      std::printf("  %dx%dx%d: %dx%d, schedule %d; expected %dx%d, %d\n", c.M, c.N, c.K, t.BM,
-                  t.BN, int(h.schedule), c.BM, c.BN, int(c.schedule));
-    CHECK(ok);
+  for (const HopperGpu& g : kGpus) {
+    // Large squares: the largest tile, whole.
+    for (int n : {6144, 8192}) {
+      const HopperChoice h = choose_hopper(n, n, n, g);
+      CHECK(kMenu[h.tile].BM == 128 && kMenu[h.tile].BN >= 192);
+    }
+    // Enough work for a wave or more: the pick leaves at most a quarter of the SMs' time idle
+    // (every K-tile of every tile, over the SMs times the busiest block's K-tiles), and is
+    // predicted no slower than chapter 08's one tile (128 x 256, whole).
+    for (Shape s : {Shape{1536, 1536, 1536}, Shape{2048, 2048, 2048}, Shape{3072, 3072, 3072},
+                    Shape{4096, 4096, 4096}, Shape{5120, 5120, 5120}, Shape{4097, 4095, 4093}}) {
+      const HopperChoice h = choose_hopper(s.M, s.N, s.K, g);
+      const MenuEntry& t = kMenu[h.tile];
+      const int tiles = ((s.M + t.BM - 1) / t.BM) * ((s.N + t.BN - 1) / t.BN);
+      const int k_tiles = (s.K + 63) / 64;
+      const WavePlan p =
+          plan_wave(tiles, k_tiles, g.sms, h.schedule == Schedule::kWhole ? 1 : 1 << 30);
+      const double busy = double(tiles) * k_tiles / (double(g.sms) * wave_makespan(p));
+      if (busy < 0.75) std::printf("  %d SMs, %dx%dx%d: busy %.2f\n", g.sms, s.M, s.N, s.K, busy);
+      CHECK(busy >= 0.75);
+      CHECK(hopper_cost(s.M, s.N, s.K, g, t, h.schedule) <=
+            hopper_cost(s.M, s.N, s.K, g, kMenu[0], Schedule::kWhole));
+    }
+    // Long K and few tiles: the last wave split, at least 90 % of the SMs at work.
+    for (Shape s : {Shape{128, 128, 131072}, Shape{256, 256, 65536}, Shape{512, 512, 16384}}) {
+      const HopperChoice h = choose_hopper(s.M, s.N, s.K, g);
+      const MenuEntry& t = kMenu[h.tile];
+      const WavePlan p = plan_wave(((s.M + t.BM - 1) / t.BM) * ((s.N + t.BN - 1) / t.BN),
+                                   (s.K + 63) / 64, g.sms);
+      CHECK(h.schedule == Schedule::kSplitWave);
+      CHECK(p.grid >= 0.9 * g.sms);
+    }
+    // The candidates: the pick first, at most kTuneMax, each on the menu with a schedule that
+    // exists for its tile, none predicted beyond kTuneWithin of the pick.
+    for (Shape s : {Shape{512, 512, 512}, Shape{3072, 3072, 3072}, Shape{32, 4096, 4096}}) {
+      HopperChoice c[kTuneMax] = {};
+      const int n = hopper_candidates(s.M, s.N, s.K, g, c);
+      CHECK(n >= 1 && n <= kTuneMax);
+      const double best = hopper_cost(s.M, s.N, s.K, g, kMenu[c[0].tile], c[0].schedule);
+      for (int i = 0; i < n; ++i) {
+        const double cost = hopper_cost(s.M, s.N, s.K, g, kMenu[c[i].tile], c[i].schedule);
+        CHECK(cost < 1e300 && cost >= best && cost <= kTuneWithin * best);
+      }
+    }
   }
-  // Whatever the shape, the pick is on the menu (the tiles launch_hopper instantiates), with a
-  // schedule that exists for that tile, and no costlier than any other pair.
+  // The SM count matters: 1536^3 is 132 tiles of 128 x 144, one wave on 132 SMs; on 114 SMs
+  // that tile would leave 18 tiles for a second wave, and the rule takes another.
+  CHECK(kMenu[choose_hopper(1536, 1536, 1536, kGpus[0]).tile].BN == 144);
+  CHECK(kMenu[choose_hopper(1536, 1536, 1536, kGpus[2]).tile].BN != 144);
+  // There 128 x 256 tiles fill 0.55 of a wave: the pick is predicted faster on both.
+  for (const HopperGpu& g : {kGpus[0], kGpus[2]}) {
+    const HopperChoice h = choose_hopper(1536, 1536, 1536, g);
+    CHECK(hopper_cost(1536, 1536, 1536, g, kMenu[h.tile], h.schedule) <
+          hopper_cost(1536, 1536, 1536, g, kMenu[0], Schedule::kWhole));
+  }
+  // The bandwidth matters where the DRAM bounds the time, and only there: 64 x 16384 x 16384
+  // (537 MB read for 34 GFLOP) is predicted faster at 4.8 TB/s than at 3.35 by the ratio of the
+  // bandwidths; 8192^3 the same at both.
+  const auto cost_of = [](int M, int N, int K, const HopperGpu& g) {
+    const HopperChoice h = choose_hopper(M, N, K, g);
+    return hopper_cost(M, N, K, g, kMenu[h.tile], h.schedule);
+  };
+  const double ratio = cost_of(64, 16384, 16384, kGpus[0]) / cost_of(64, 16384, 16384, kGpus[1]);
+  const double bandwidths = kGpus[1].dram_bytes_per_us / kGpus[0].dram_bytes_per_us;
+  CHECK(ratio > 0.99 * bandwidths && ratio < 1.01 * bandwidths);
+  CHECK_EQ(cost_of(8192, 8192, 8192, kGpus[0]), cost_of(8192, 8192, 8192, kGpus[1]));
+  // Whatever the shape and the GPU, the pick is on the menu (the tiles launch_choice
+  // instantiates), with a schedule that exists for that tile, and no costlier than any other pair.
   for (int M : {1, 64, 128, 129, 1000, 4096})
     for (int N : {1, 128, 255, 256, 3000, 8192})
       for (int K : {1, 64, 100, 4096, 1 << 17})
-        for (int sms : {1, 78, 132}) {
-          const HopperChoice h = choose_hopper(M, N, K, sms);
+        for (HopperGpu g : {HopperGpu{1, 1980, 3e6}, HopperGpu{78, 1500, 1e6}, kGpus[0], kGpus[2]}) {
+          const HopperChoice h = choose_hopper(M, N, K, g);
           CHECK(h.tile >= 0 && h.tile < kMenuSize);
           if (h.tile < 0 || h.tile >= kMenuSize) continue;
-          const double cost = hopper_cost(M, N, K, sms, kMenu[h.tile], h.schedule);
+          const double cost = hopper_cost(M, N, K, g, kMenu[h.tile], h.schedule);
           CHECK(cost < 1e300);
           for (const MenuEntry& t : kMenu)
             for (Schedule s : {Schedule::kWhole, Schedule::kSplitWave})
-              CHECK(cost <= hopper_cost(M, N, K, sms, t, s));
+              CHECK(cost <= hopper_cost(M, N, K, g, t, s));
         }
 }
 

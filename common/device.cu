@@ -27,6 +27,21 @@ int device_sm_count() {
   return n;
 }
 
+const DeviceFacts& device_facts() {
+  static const DeviceFacts f = [] {
+    int dev = 0, sm_clock = 0, mem_clock = 0, bus = 0, l2 = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sm_clock, cudaDevAttrClockRate, dev));  // kHz
+    CUDA_CHECK(cudaDeviceGetAttribute(&mem_clock, cudaDevAttrMemoryClockRate, dev));  // kHz
+    CUDA_CHECK(cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev));  // bits
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    // Double data rate: two transfers a memory clock. kHz x bytes = bytes per ms; / 1e3: per us.
+    return DeviceFacts{device_sm_count(), sm_clock / 1e3, 2.0 * mem_clock * bus / 8 / 1e3,
+                       size_t(l2)};
+  }();
+  return f;
+}
+
 size_t device_smem_per_block_optin() {
   static const size_t n = [] {
     int dev = 0, bytes = 0;

@@ -22,6 +22,16 @@ int device_compute_capability();
 // Streaming multiprocessors of the current device, read once (launchers size grids with it).
 int device_sm_count();
 
+// What a schedule needs to know of the current device, read once: SMs, the SM clock, the DRAM's
+// theoretical bandwidth (2 x memory clock x bus width) and the L2's size.
+struct DeviceFacts {
+  int sms;
+  double sm_clock_mhz;
+  double dram_bytes_per_us;
+  size_t l2_bytes;
+};
+const DeviceFacts& device_facts();
+
 // Shared memory one block may have on the current device, opting in (cudaFuncSetAttribute),
 // read once: 227 KiB on the H100, 163 KiB on the A100, 99 KiB on sm_86 and sm_89.
 size_t device_smem_per_block_optin();

@@ -9,7 +9,7 @@
 //   split_wave128  128 x 128, split_wave_kernel<128, 6>
 //
 //   ./build/09_every_shape/every_shape --kernel staged,split_wave --size 3072 --bench
-//   tools/steps.py diff split_wave        # against steps/5_tile128.cuh
+//   tools/steps.py diff split_wave        # against steps/1_tile128.cuh
 //
 // Included once, by 09_every_shape/kernels.cu.
 #pragma once

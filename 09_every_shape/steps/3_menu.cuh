@@ -7,7 +7,7 @@
 //   m128x192, m128x144, m64x128, m64x64   the new tiles, each on plan_wave's schedule
 //
 //   ./build/09_every_shape/every_shape --kernel split_wave,m128x144 --size 1536 --bench
-//   tools/steps.py diff m128x192          # against steps/6_split_wave.cuh
+//   tools/steps.py diff m128x192          # against steps/2_split_wave.cuh
 //
 // Included once, by 09_every_shape/kernels.cu.
 #pragma once

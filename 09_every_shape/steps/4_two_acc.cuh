@@ -8,7 +8,7 @@
 //   acc2_64x128, acc2_64x64   two_acc_kernel<64, BN>, each on plan_wave's schedule
 //
 //   ./build/09_every_shape/every_shape --kernel m64x128,acc2_64x128 --size 1024 --bench
-//   tools/steps.py diff acc2_64x128       # against steps/7_menu.cuh
+//   tools/steps.py diff acc2_64x128       # against steps/3_menu.cuh
 //
 // Included once, by 09_every_shape/kernels.cu.
 #pragma once
