@@ -261,8 +261,8 @@ void launch_stream_k_tile(int M, int N, int K, const bf16* A, const bf16* Bt, fl
   constexpr int kSmem = S * kTileStageBytes<BN> + 16 * S + 1024 + 8 * kBandBytes;
   static const bool once = (opt_in(stream_k_kernel<BN, S>, kSmem), true);
   (void)once;
-  const CUtensorMap* ta = tensor_map(A, M, K, kWsBM);
-  const CUtensorMap* tb = tensor_map(Bt, N, K, BN);
+  const CUtensorMap* ta = tensor_map(A, M, K, kWsBM, kNoPromotion);
+  const CUtensorMap* tb = tensor_map(Bt, N, K, BN, kNoPromotion);
   const int tiles = ((M + kWsBM - 1) / kWsBM) * ((N + BN - 1) / BN);
   const StreamKPlan plan = plan_stream_k(tiles, (K + BK - 1) / BK, device_sm_count());
   // Step 2's workspace: two partial tiles per block (a later part, slot b; a first part,

@@ -23,6 +23,13 @@
 #include "09_every_shape/schedule.cuh"  // plan_wave, wave_unit, PartialVec
 #include "common/device.h"         // device_sm_count
 
+// The tensor maps of the split kernels (this step's and the later ones) ask the L2 to fetch no
+// more than each request from DRAM (no 256-byte promotion): the S blocks of a split tile read
+// neighbouring 128-byte pieces of the same rows at about the same time, each its own. Measured
+// on the H200 against 256 bytes: 75 -> 80 % of cuBLAS at 128 x 128 x 131072 and 89 -> 94 at 32 x
+// 4096 x 4096 (wg1_64x128), within a point or two elsewhere (NOTES.md, "L2 promotion").
+constexpr CUtensorMapL2promotion kNoPromotion = CU_TENSOR_MAP_L2_PROMOTION_NONE;
+
 // Block b walks its work units (wave_unit: a split tile's slice first, then whole tiles), the
 // tiles numbered in chapter 07's grouped order. ws holds plan.splits partial (128, BN) tiles per
 // split tile (PartialVec's order); counters two ints per split tile, zero before and after
@@ -281,8 +288,8 @@ void launch_split_wave_tile(int M, int N, int K, const bf16* A, const bf16* Bt, 
   constexpr int kSmem = S * kTileStageBytes<BN> + 16 * S + 1024 + 8 * kBandBytes;
   static const bool once = (opt_in(split_wave_kernel<BN, S>, kSmem), true);
   (void)once;
-  const CUtensorMap* ta = tensor_map(A, M, K, kWsBM);
-  const CUtensorMap* tb = tensor_map(Bt, N, K, BN);
+  const CUtensorMap* ta = tensor_map(A, M, K, kWsBM, kNoPromotion);
+  const CUtensorMap* tb = tensor_map(Bt, N, K, BN, kNoPromotion);
   const int tiles = ((M + kWsBM - 1) / kWsBM) * ((N + BN - 1) / BN);
   const WavePlan plan = plan_wave(tiles, (K + BK - 1) / BK, device_sm_count(), max_splits);
   const SplitWorkspace w =

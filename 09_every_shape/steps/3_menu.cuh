@@ -258,8 +258,8 @@ void launch_menu(int M, int N, int K, const bf16* A, const bf16* Bt, float* C, i
   constexpr int kSmem = S * (BM + BN) * kSwizzleBytes + 16 * S + 1024 + 8 * kBandBytes;
   static const bool once = (opt_in(menu_kernel<BM, BN, S>, kSmem), true);
   (void)once;
-  const CUtensorMap* ta = tensor_map(A, M, K, BM);
-  const CUtensorMap* tb = tensor_map(Bt, N, K, BN);
+  const CUtensorMap* ta = tensor_map(A, M, K, BM, kNoPromotion);
+  const CUtensorMap* tb = tensor_map(Bt, N, K, BN, kNoPromotion);
   const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
   const WavePlan plan = plan_wave(tiles, (K + BK - 1) / BK, device_sm_count(), max_splits);
   const SplitWorkspace w =

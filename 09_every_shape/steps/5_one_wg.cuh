@@ -276,8 +276,8 @@ void launch_one_wg(int M, int N, int K, const bf16* A, const bf16* Bt, float* C,
   constexpr int kSmem = S * (BM + BN) * kSwizzleBytes + 16 * S + 1024 + 4 * kBandBytes;
   static const bool once = (opt_in(one_wg_kernel<BN, S>, kSmem), true);
   (void)once;
-  const CUtensorMap* ta = tensor_map(A, M, K, BM);
-  const CUtensorMap* tb = tensor_map(Bt, N, K, BN);
+  const CUtensorMap* ta = tensor_map(A, M, K, BM, kNoPromotion);
+  const CUtensorMap* tb = tensor_map(Bt, N, K, BN, kNoPromotion);
   const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
   const WavePlan plan = plan_wave(tiles, (K + BK - 1) / BK, device_sm_count(), max_splits);
   const SplitWorkspace w =

@@ -35,10 +35,15 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encoder() {
 
 // A K-major BF16 matrix X (rows x K, K % 8 == 0) as TMA sees it: dimension 0 is k, dimension 1
 // the row; boxes of (64, box_rows) with the 128-byte swizzle; outside the matrix, zeros.
-// Kept per (pointer, shape, box), so that a timed call encodes nothing.
-inline const CUtensorMap* tensor_map(const bf16* X, int rows, int K, int box_rows) {
-  static std::map<std::tuple<const void*, int, int, int>, CUtensorMap> cache;
-  const auto key = std::make_tuple(static_cast<const void*>(X), rows, K, box_rows);
+// Kept per (pointer, shape, box, promotion), so that a timed call encodes nothing. `promotion`:
+// how much the L2 fetches from DRAM around each request, 256 bytes unless a caller asks
+// otherwise (chapter 09's split kernels ask for none: NOTES.md, "L2 promotion").
+inline const CUtensorMap* tensor_map(
+    const bf16* X, int rows, int K, int box_rows,
+    CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
+  static std::map<std::tuple<const void*, int, int, int, int>, CUtensorMap> cache;
+  const auto key =
+      std::make_tuple(static_cast<const void*>(X), rows, K, box_rows, int(promotion));
   auto it = cache.find(key);
   if (it != cache.end()) return &it->second;
   CUtensorMap map;
@@ -48,7 +53,7 @@ inline const CUtensorMap* tensor_map(const bf16* X, int rows, int K, int box_row
   const cuuint32_t elem_strides[2] = {1, 1};
   const CUresult r = encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16*>(X),
                                dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                               CU_TENSOR_MAP_SWIZZLE_128B, promotion,
                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     std::fprintf(stderr, "error: cuTensorMapEncodeTiled failed (%d)\n", int(r));
