@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
       "Chapter 09: every shape on any Hopper GPU: a smaller tile, the last wave split along K, "
       "a menu of tiles, two accumulators, one consumer warpgroup, and a tile and schedule per "
       "shape (BF16 A and Bᵀ, FP32 accumulate and C; sm_90a).";
-  spec.default_shapes = {{1536, 1536, 1536}, {3072, 3072, 3072}, {256, 256, 65536},
+  spec.default_shapes = {{3072, 3072, 3072}, {1536, 1536, 1536}, {256, 256, 65536},
                          {32, 4096, 4096}};
   spec.min_cc = 90;
   spec.exact_cc = true;

@@ -25,13 +25,13 @@ import progression  # noqa: E402  (how a row is run and read)
 # (chapter folder, program, kernel, shape): the short shapes of the BF16 chapters' answers, a
 # long one as the control.
 CASES = [
-    ("08_hopper", "hopper", "hopper", "512x512x512"),
-    ("08_hopper", "hopper", "hopper", "1024x1024x1024"),
-    ("08_hopper", "hopper", "hopper", "128x128x131072"),
-    ("08_hopper", "hopper", "hopper", "256x256x65536"),
-    ("08_hopper", "hopper", "hopper", "512x512x16384"),
-    ("08_hopper", "hopper", "hopper", "32x4096x4096"),
-    ("08_hopper", "hopper", "hopper", "4096x4096x4096"),
+    ("09_every_shape", "every_shape", "hopper", "512x512x512"),
+    ("09_every_shape", "every_shape", "hopper", "1024x1024x1024"),
+    ("09_every_shape", "every_shape", "hopper", "128x128x131072"),
+    ("09_every_shape", "every_shape", "hopper", "256x256x65536"),
+    ("09_every_shape", "every_shape", "hopper", "512x512x16384"),
+    ("09_every_shape", "every_shape", "hopper", "32x4096x4096"),
+    ("09_every_shape", "every_shape", "hopper", "4096x4096x4096"),
     ("07_pipelined", "pipelined", "pipelined", "1024x1024x1024"),
     ("06_splitk", "splitk_bf16", "splitk_mma", "256x256x65536"),
 ]

@@ -11,7 +11,7 @@
 #        names it (h100, h200, ...)
 #   The GPUs: those in CUDA_VISIBLE_DEVICES, else every one nvidia-smi -L lists.
 #
-# The chapters are dealt out in four groups, 08 alone in the first (it has the most rows). Each
+# The chapters are dealt out in four groups, 09 alone in the first (it has the most rows). Each
 # group runs on one GPU, its timings and then its counters, all groups at once (group g on the
 # g-th GPU; with fewer GPUs than groups, one group after another); the flushes and the ceilings
 # follow on two of the groups' GPUs, so nothing else runs on a GPU while it is timed.
@@ -31,7 +31,7 @@ else
   mapfile -t gpus < <(nvidia-smi -L 2>/dev/null | sed -n 's/^GPU \([0-9]*\):.*/\1/p')
 fi
 [ "${#gpus[@]}" -ge 1 ] || { echo "record.sh: no GPU (nvidia-smi -L lists none)" >&2; exit 77; }
-groups=("08_hopper" "06_splitk" "04_coalesced,05_tensorcore"
+groups=("09_every_shape" "06_splitk" "04_coalesced,05_tensorcore,08_hopper"
         "01_naive,02_transpose_copy,03_tiled,07_pipelined")
 flush_group=2  # the flushes after group 2's counters; the ceilings after the last group's
 mkdir -p "$out/parts"

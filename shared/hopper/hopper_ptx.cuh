@@ -118,7 +118,10 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   }
 }
 #endif
-// The barriers' initialisation is visible to the TMA unit (the async proxy) before use.
+// Makes the barriers' initialisation (mbarrier.init) visible, as a release at cluster scope, to
+// every later use of them: the other threads' waits and arrivals, and the TMA's completions
+// (PTX ISA, "membar/fence": fence.mbarrier_init, an operation fence restricted to
+// mbarrier.init). It is not a proxy fence.
 __device__ __forceinline__ void fence_barrier_init() {
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
