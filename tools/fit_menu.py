@@ -1,25 +1,26 @@
 #!/usr/bin/env python3
-"""The constants of chapter 08's shape rule (choose_hopper, shared/hopper/hopper.cuh), from a sweep.
+"""The constants of chapter 09's shape rule (hopper_cost, 09_every_shape/schedule.cuh), from a sweep.
 
 usage: tools/fit_menu.py [--search]
 
-Reads 08_hopper/experiments/menu_sweep_whole.csv and menu_sweep_split.csv (every tile of the
+Reads 09_every_shape/experiments/menu_sweep_whole.csv and menu_sweep_split.csv (every tile of the
 menu at 23 shapes, whole tiles and with the last wave split). Prints each tile's K-tile time at
 8192^3 (kMenu's k_tile_us), then, for the rule's constants (kLoadShare, kTileUs,
-kSplitUsPerMiB, kDramBytesPerUs), the pick at every shape against the fastest measured pair.
+kSplitUsPerMiB; the DRAM bound as kDramShare x the H100 SXM's peak), the pick at every shape against the fastest measured pair.
 --search tries a grid of constants and prints the ones with the least total slowdown.
 """
 import csv, itertools, os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SWEEP = os.path.join(HERE, "..", "08_hopper", "experiments", "menu_sweep_%s.csv")
+SWEEP = os.path.join(HERE, "..", "09_every_shape", "experiments", "menu_sweep_%s.csv")
 MENU = [(128, 256), (128, 192), (128, 144), (64, 128), (64, 64)]  # kMenu
-# The kernel of each menu tile: step 7's menu_kernel for the 128-row tiles, step 9's
+# The kernel of each menu tile: step 3's menu_kernel for the 128-row tiles, step 5's
 # one_wg_kernel for the 64-row ones (the sweep's other rows, step 8's 64-row tiles, are there to
 # compare).
 KERNEL = {"m128x256": (128, 256), "m128x192": (128, 192), "m128x144": (128, 144),
           "wg1_64x128": (64, 128), "wg1_64x64": (64, 64)}
-RULE = dict(load=0.5, tile_us=1.0, split_us_per_mib=1.5, dram_tb_s=3.0)  # hopper.cuh
+# schedule.cuh; dram_tb_s: kDramShare (0.9) of the H100 SXM's 3.35 TB/s, where the sweep ran
+RULE = dict(load=0.5, tile_us=1.0, split_us_per_mib=1.5, dram_tb_s=3.0)
 SMS = 132
 
 
@@ -37,7 +38,7 @@ def load():
     return t, cublas
 
 
-def plan_wave(tiles, k_tiles, max_splits):  # hopper.cuh's plan_wave and wave_makespan
+def plan_wave(tiles, k_tiles, max_splits):  # schedule.cuh's plan_wave and wave_makespan
     r = tiles % SMS
     s = min(min(SMS // r, k_tiles) if r else 1, max_splits)
     if s >= 2:
@@ -49,7 +50,7 @@ def plan_wave(tiles, k_tiles, max_splits):  # hopper.cuh's plan_wave and wave_ma
     return grid, split_tiles, s, whole, makespan
 
 
-def cost(k_tile_us, rule, bm, bn, mode, M, N, K):  # hopper.cuh's hopper_cost
+def cost(k_tile_us, rule, bm, bn, mode, M, N, K):  # schedule.cuh's hopper_cost
     tiles = -(-M // bm) * -(-N // bn)
     max_splits = 1 if mode == "whole" else 1 << 30
     grid, split_tiles, s, whole, makespan = plan_wave(tiles, -(-K // 64), max_splits)
