@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
       // correct, and slower than split_wave.
       {"stream_k", kBt, launch_stream_k, Role::kSweep},
       {"stream_k128", kBt, launch_stream_k128, Role::kSweep},
+      // Yours to write (exercises/split_plan.cuh): --kernel ex_split_plan.
+      {"ex_split_plan", kBt, launch_ex_split_plan, Role::kExercise},
   };
   return run_gemm_chapter(spec, kernels, argc, argv);
 }

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
 
 #include "shared/hopper/hopper.cuh"
 
@@ -122,12 +125,56 @@ __host__ __device__ constexpr int64_t wave_makespan(const WavePlan& p) {
   return whole * p.k_tiles + (p.split_tiles > 0 ? (p.k_tiles + p.splits - 1) / p.splits : 0);
 }
 
-// --- Stream-K (09_every_shape/experiments/stream_k.cuh) ------------------------------------------------------
-// All T I K-tiles of the output tiles, in order (tile by tile), dealt to G blocks as evenly as
-// integers allow: block b takes [b T I / G, (b + 1) T I / G). A range cuts at most two tiles:
-// it may begin inside one (a later part of that tile: it goes to the workspace, slot b) and end
-// inside another (the tile's first K-tiles: this block owns the tile; it adds the later
-// blocks' parts in K order, then stores the tile). Units in between are whole tiles.
+// What is wrong with a plan, in one line, or "" when it is sound: every K-tile of every tile
+// exactly once (walking wave_unit for every block), no more blocks than SMs (a cooperative
+// launch needs them all resident), the split tiles the first R, each cut into exactly S
+// non-empty slices, one per block, each its block's first unit. The host test runs it on
+// plan_wave's plans; the exercise (exercises/split_plan.cuh) on the reader's, before launching.
+inline std::string wave_plan_problem(const WavePlan& p, int tiles, int k_tiles, int sms) {
+  auto say = [](const char* f, int a = 0, int b = 0, int c = 0) {
+    char line[160];
+    std::snprintf(line, sizeof line, f, a, b, c);
+    return std::string(line);
+  };
+  if (p.tiles != tiles || p.k_tiles != k_tiles)
+    return say("the plan is for %d tiles of %d K-tiles", p.tiles, p.k_tiles);
+  if (p.grid < 1 || p.grid > sms)
+    return say("grid %d: a cooperative launch holds 1 to %d blocks", p.grid, sms);
+  if (p.split_tiles < 0 || p.split_tiles > tiles)
+    return say("split_tiles %d of %d tiles", p.split_tiles, tiles);
+  if (p.split_tiles > 0 && (p.splits < 2 || p.split_tiles * p.splits > p.grid))
+    return say("%d split tiles x %d slices do not fit %d blocks", p.split_tiles, p.splits, p.grid);
+  std::vector<int> seen(size_t(tiles) * k_tiles, 0), slices(tiles, 0);
+  for (int b = 0; b < p.grid; ++b)
+    for (int j = 0;; ++j) {
+      const WorkUnit u = wave_unit(p, b, j);
+      if (u.tile < 0) break;
+      if (u.slice >= 0 && (u.tile >= p.split_tiles || j != 0))
+        return say("block %d unit %d: a slice of tile %d, which is not split", b, j, u.tile);
+      if (u.k_begin >= u.k_end)
+        return say("block %d: slice %d of tile %d has no K-tile", b, u.slice, u.tile);
+      if (u.slice >= 0) ++slices[u.tile];
+      for (int k = u.k_begin; k < u.k_end; k += u.k_step)
+        if (seen[size_t(u.tile) * k_tiles + k]++)
+          return say("tile %d, K-tile %d: computed twice (block %d)", u.tile, k, b);
+    }
+  for (int t = 0; t < tiles; ++t) {
+    if (t < p.split_tiles && slices[t] != p.splits)
+      return say("tile %d: %d slices run, the plan says %d", t, slices[t], p.splits);
+    for (int k = 0; k < k_tiles; ++k)
+      if (!seen[size_t(t) * k_tiles + k])
+        return say("tile %d, K-tile %d: computed by no block", t, k);
+  }
+  return "";
+}
+
+// --- Stream-K (09_every_shape/experiments/stream_k.cuh)
+// ------------------------------------------------------ All T I K-tiles of the output tiles, in
+// order (tile by tile), dealt to G blocks as evenly as integers allow: block b takes [b T I / G, (b
+// + 1) T I / G). A range cuts at most two tiles: it may begin inside one (a later part of that
+// tile: it goes to the workspace, slot b) and end inside another (the tile's first K-tiles: this
+// block owns the tile; it adds the later blocks' parts in K order, then stores the tile). Units in
+// between are whole tiles.
 struct StreamKPlan {
   int tiles = 0, k_tiles = 0, grid = 0;
   int64_t total = 0;  // T I
@@ -183,8 +230,8 @@ struct MenuEntry {
   double k_tile_us;  // one K-tile of this tile at 8192^3, every SM at work, at kMenuClockMhz
 };
 constexpr MenuEntry kMenu[] = {
-    {128, 256, 0.7095}, {128, 192, 0.6102}, {128, 144, 0.5123}, {64, 128, 0.3295},
-    {64, 64, 0.2248},   {128, 128, 0.4426},
+    {128, 256, 0.7095}, {128, 192, 0.6102}, {128, 144, 0.5123},
+    {64, 128, 0.3295},  {64, 64, 0.2248},   {128, 128, 0.4426},
 };
 constexpr int kMenuSize = sizeof(kMenu) / sizeof(kMenu[0]);
 constexpr double kMenuClockMhz = 1980;
@@ -258,6 +305,11 @@ void launch_acc2_64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float
 void launch_wg1_64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 5
 void launch_wg1_64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);      // 5
 void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 5
+// Step 5's 64 x 128 tile on a given plan (the exercise's).
+void launch_wg1_64x128_on_plan(const WavePlan& plan, int M, int N, int K, const bf16* A,
+                               const bf16* Bt, float* C);
+// The exercise (exercises/split_plan.cuh, or its solution): wg1_64x128 on the reader's plan.
+void launch_ex_split_plan(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 // Stream-K (experiments/stream_k.cuh, --kernel sweep): every K-tile of every tile dealt evenly.
 void launch_stream_k(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_stream_k128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);

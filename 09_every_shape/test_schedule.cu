@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "09_every_shape/schedule.cuh"
@@ -69,6 +70,39 @@ TEST(schedule, wave_schedule_covers_every_k_tile_once) {
   CHECK_EQ(checked, 9 * 55 * 8);
 }
 
+// wave_plan_problem, which the exercise runs on the reader's plan before launching it: silent
+// on every plan of plan_wave, and one line on each way a plan can go wrong.
+TEST(schedule, wave_plan_problem_names_what_is_wrong) {
+  for (int tiles : {1, 2, 24, 131, 132, 133, 288, 1000})
+    for (int k_tiles : {1, 3, 64, 2048})
+      for (int sms : {1, 114, 132})
+        CHECK(wave_plan_problem(plan_wave(tiles, k_tiles, sms), tiles, k_tiles, sms).empty());
+  const auto says = [](WavePlan p, int tiles, int k_tiles, const char* what) {
+    const std::string why = wave_plan_problem(p, tiles, k_tiles, 132);
+    if (why.find(what) == std::string::npos) std::printf("  said \"%s\"\n", why.c_str());
+    return why.find(what) != std::string::npos;
+  };
+  WavePlan p = plan_wave(1, 3, 132);  // one tile, 3 K-tiles: 3 slices
+  p.splits = 132;                     // uncapped by the K-tiles: slices with nothing to do
+  p.grid = 132;
+  CHECK(says(p, 1, 3, "has no K-tile"));
+  p = plan_wave(288, 48, 132);
+  p.grid = 133;
+  CHECK(says(p, 288, 48, "cooperative launch"));
+  p = plan_wave(288, 48, 132);
+  p.split_tiles = 0;  // the last wave's 24 tiles no longer split, but the grid still 132
+  p.splits = 1;
+  CHECK(wave_plan_problem(p, 288, 48, 132).empty());  // correct: whole tiles, just slower
+  p = plan_wave(288, 48, 132);
+  p.split_tiles = 27;  // 27 tiles x 5 slices: 135 blocks, more than the grid's 132
+  CHECK(says(p, 288, 48, "do not fit"));
+  p = plan_wave(8, 1024, 132);
+  p.splits = 15;  // another sound plan: 8 tiles x 15 slices, every 15th K-tile each
+  CHECK(wave_plan_problem(p, 8, 1024, 132).empty());
+  p.tiles = 7;  // a plan for another shape
+  CHECK(says(p, 8, 1024, "the plan is for"));
+}
+
 TEST(schedule, wave_plans_of_the_readme) {
   // 3072^3, 128 x 256: 288 tiles = 2 waves + 24; 24 tiles x 5 slices; 48 K-tiles a tile.
   WavePlan p = plan_wave(288, 48, 132);
@@ -130,8 +164,8 @@ TEST(schedule, shape_rule_on_four_gpus) {
     for (Shape s : {Shape{128, 128, 131072}, Shape{256, 256, 65536}, Shape{512, 512, 16384}}) {
       const HopperChoice h = choose_hopper(s.M, s.N, s.K, g);
       const MenuEntry& t = kMenu[h.tile];
-      const WavePlan p = plan_wave(((s.M + t.BM - 1) / t.BM) * ((s.N + t.BN - 1) / t.BN),
-                                   (s.K + 63) / 64, g.sms);
+      const WavePlan p =
+          plan_wave(((s.M + t.BM - 1) / t.BM) * ((s.N + t.BN - 1) / t.BN), (s.K + 63) / 64, g.sms);
       CHECK(h.schedule == Schedule::kSplitWave);
       CHECK(p.grid >= 0.9 * g.sms);
     }
@@ -174,7 +208,8 @@ TEST(schedule, shape_rule_on_four_gpus) {
   for (int M : {1, 64, 128, 129, 1000, 4096})
     for (int N : {1, 128, 255, 256, 3000, 8192})
       for (int K : {1, 64, 100, 4096, 1 << 17})
-        for (HopperGpu g : {HopperGpu{1, 1980, 3e6}, HopperGpu{78, 1500, 1e6}, kGpus[0], kGpus[2]}) {
+        for (HopperGpu g :
+             {HopperGpu{1, 1980, 3e6}, HopperGpu{78, 1500, 1e6}, kGpus[0], kGpus[2]}) {
           const HopperChoice h = choose_hopper(M, N, K, g);
           CHECK(h.tile >= 0 && h.tile < kMenuSize);
           if (h.tile < 0 || h.tile >= kMenuSize) continue;
@@ -277,7 +312,8 @@ TEST(schedule, one_wg_partial_layout) {
   check_one_wg_vec<64>();
 }
 
-// --- The experiment: plan_stream_k and sk_unit -----------------------------------------------------------
+// --- The experiment: plan_stream_k and sk_unit
+// -----------------------------------------------------------
 namespace {
 // Every K-tile of every tile once; a block's later part (slice = b) only as its first unit;
 // whole tiles in between; sk_block_of is the block whose range holds a K-tile; and the owner of
@@ -296,8 +332,10 @@ bool stream_k_schedule_is_exact(int tiles, int k_tiles, int sms) {
         return false;
       if ((u.k_begin > 0) != (u.slice >= 0)) return false;
       if (u.slice >= 0 && (j != 0 || u.slice != b)) return false;
-      if (u.k_begin == 0) first_part_block[u.tile] = b;
-      else later_part_blocks[u.tile].push_back(b);
+      if (u.k_begin == 0)
+        first_part_block[u.tile] = b;
+      else
+        later_part_blocks[u.tile].push_back(b);
       for (int k = u.k_begin; k < u.k_end; ++k) {
         const int64_t x = int64_t(u.tile) * k_tiles + k;
         if (covered[size_t(x)]++ || sk_block_of(p, x) != b) return false;

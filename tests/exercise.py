@@ -80,6 +80,10 @@ LESSON = {
         "the barriers are not letting the producer and the consumers overlap: wait for this "
         "use's phase only, and give a stage back as soon as wgmma.wait_group 1 says the "
         "wgmma that read it have finished",
+    "ex_split_plan":
+        "the last wave is not split yet: with fewer tiles than SMs, or a part-filled last wave, "
+        "most SMs sit idle while a few walk all of K; cut each of the last wave's R = tiles "
+        "mod SMs tiles into min(SMs / R, K-tiles) slices of K, one block each",
 }
 
 SANITIZER_TOOLS = ("racecheck", "synccheck")

@@ -268,8 +268,10 @@ __global__ void __launch_bounds__(2 * kWarpgroup, 1)
 
 // The ring is step 4's (kMenuStages, sized beside 8 bands), so that the two steps differ only in
 // the warpgroups; 4 bands would leave room for a 13th stage at 64 x 64, no faster (NOTES.md).
+// run_one_wg launches on a given plan (the exercise's, exercises/split_plan.cuh, too).
 template <int BN>
-void launch_one_wg(int M, int N, int K, const bf16* A, const bf16* Bt, float* C, int max_splits) {
+void run_one_wg(const WavePlan& plan, int M, int N, int K, const bf16* A, const bf16* Bt,
+                float* C) {
   constexpr int BM = 64, S = kMenuStages<BM, BN>;
   pad_operands_if_unaligned(M, N, K, A, Bt);
   // The stages, the barriers, the alignment slack and the 4 consumer warps' bands.
@@ -278,8 +280,6 @@ void launch_one_wg(int M, int N, int K, const bf16* A, const bf16* Bt, float* C,
   (void)once;
   const CUtensorMap* ta = tensor_map(A, M, K, BM, kNoPromotion);
   const CUtensorMap* tb = tensor_map(Bt, N, K, BN, kNoPromotion);
-  const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-  const WavePlan plan = plan_wave(tiles, (K + BK - 1) / BK, device_sm_count(), max_splits);
   const SplitWorkspace w =
       split_workspace(size_t(plan.split_tiles) * plan.splits * BM * BN, 2 * plan.split_tiles);
   cudaLaunchAttribute cooperative;
@@ -294,6 +294,16 @@ void launch_one_wg(int M, int N, int K, const bf16* A, const bf16* Bt, float* C,
   CUDA_CHECK(cudaLaunchKernelEx(&config, one_wg_kernel<BN, S>, *ta, *tb, M, N, K, C, 16,
                                 plan, w.partials, w.counters));
   CUDA_CHECK_LAUNCH();
+}
+template <int BN>
+void launch_one_wg(int M, int N, int K, const bf16* A, const bf16* Bt, float* C, int max_splits) {
+  const int tiles = ((M + 63) / 64) * ((N + BN - 1) / BN);
+  run_one_wg<BN>(plan_wave(tiles, (K + BK - 1) / BK, device_sm_count(), max_splits), M, N, K, A,
+                 Bt, C);
+}
+void launch_wg1_64x128_on_plan(const WavePlan& plan, int M, int N, int K, const bf16* A,
+                               const bf16* Bt, float* C) {
+  run_one_wg<128>(plan, M, N, K, A, Bt, C);
 }
 
 // The 64-row tiles on their own, each on plan_wave's schedule (as acc2_64x128 and acc2_64x64 run
