@@ -2,9 +2,11 @@
 // schedule (hopper.cuh): the tiles of the full waves go whole, as before; the R tiles of the
 // last, partial wave are each cut into S slices of K, so that R S blocks share the last wave
 // instead of R. The slices of a tile meet in a workspace: each block stores its partial tile,
-// counts itself in, waits for the tile's other S - 1 blocks, then sums 1/S of the tile, slices in
-// the order 0, 1, ..., S - 1 (the same bits on every run), into C. The wait needs every block
-// of the grid resident at once: a cooperative launch guarantees it.
+// counts itself in, waits for the tile's other S - 1 blocks, then sums 1/S of the tile over the
+// S slices in a fixed order (the same bits on every run), into C; where that share is small (S
+// large), up to 4 groups of threads each sum a quarter of the slices, and one group adds the
+// groups' sums. The wait needs every block of the grid resident at once: a cooperative launch
+// guarantees it.
 //   split_wave     tile_kernel's 128 x 256 tile, split_wave_kernel<256, 4>
 //   split_wave128  128 x 128, split_wave_kernel<128, 6>
 //
@@ -170,7 +172,53 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
           if (n + 1 < N) dst[1] = y;
         }
       };
-      for (int q0 = lo + c; q0 < hi; q0 += 4 * kWarpgroup) {
+      // With few float4 to a share (many slices), the slices are divided among G groups of
+      // threads instead: group g sums slices [g S / G, (g + 1) S / G) of each float4, in order,
+      // and group 0 adds the G group sums, in order (the same bits every run), through shared
+      // memory (the bands). G = 1: every thread its own float4, all S slices.
+      const int share = hi - lo;
+      const int G = share <= 64 ? 4 : share <= 128 ? 2 : 1;
+      if (G > 1) {
+        constexpr int kGroupBatch = 4;
+        const int per = 2 * kWarpgroup / G, g = c / per, r = c % per;
+        const int q = lo + r;
+        const bool in = r < share && m0 + PartialVec::row(q) < M && n0 + PartialVec::col(q) < N;
+        const int s_lo = g * plan.splits / G, s_hi = (g + 1) * plan.splits / G;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        for (int s0 = s_lo; s0 < s_hi; s0 += kGroupBatch) {
+          float4 w[kGroupBatch];
+#pragma unroll
+          for (int b = 0; b < kGroupBatch; ++b)
+            if (in && s0 + b < s_hi) w[b] = __ldcg(slices + int64_t(s0 + b) * kVecs + q);
+#pragma unroll
+          for (int b = 0; b < kGroupBatch; ++b)
+            if (in && s0 + b < s_hi) {
+              v.x += w[b].x;
+              v.y += w[b].y;
+              v.z += w[b].z;
+              v.w += w[b].w;
+            }
+        }
+        float4* sums = reinterpret_cast<float4*>(smem_raw + (base - smem_addr(smem_raw)) +
+                                                 S * kStageBytes + 16 * S);
+        sums[g * per + r] = v;
+        consumer_sync();  // every group's sums are in shared memory
+        if (g == 0 && in) {
+          float4 t4 = sums[r];
+          for (int h = 1; h < G; ++h) {
+            const float4 x = sums[h * per + r];
+            t4.x += x.x;
+            t4.y += x.y;
+            t4.z += x.z;
+            t4.w += x.w;
+          }
+          const int m = m0 + PartialVec::row(q), n = n0 + PartialVec::col(q);
+          put(m, n, t4.x, t4.y);
+          if (m + 8 < M) put(m + 8, n, t4.z, t4.w);
+        }
+        consumer_sync();  // group 0 has read the sums before the bands are used again
+      }
+      for (int q0 = lo + c; G == 1 && q0 < hi; q0 += 4 * kWarpgroup) {
         int q[2];
         bool in[2];
         float4 v[2];

@@ -163,7 +163,53 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
           if (n + 1 < N) dst[1] = y;
         }
       };
-      for (int q0 = lo + c; q0 < hi; q0 += 4 * kWarpgroup) {
+      // With few float4 to a share (many slices), the slices are divided among G groups of
+      // threads instead: group g sums slices [g S / G, (g + 1) S / G) of each float4, in order,
+      // and group 0 adds the G group sums, in order (the same bits every run), through shared
+      // memory (the bands). G = 1: every thread its own float4, all S slices.
+      const int share = hi - lo;
+      const int G = share <= 64 ? 4 : share <= 128 ? 2 : 1;
+      if (G > 1) {
+        constexpr int kGroupBatch = 4;
+        const int per = 2 * kWarpgroup / G, g = c / per, r = c % per;
+        const int q = lo + r;
+        const bool in = r < share && m0 + Tile::vec_row(q) < M && n0 + Tile::vec_col(q) < N;
+        const int s_lo = g * plan.splits / G, s_hi = (g + 1) * plan.splits / G;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        for (int s0 = s_lo; s0 < s_hi; s0 += kGroupBatch) {
+          float4 w[kGroupBatch];
+#pragma unroll
+          for (int b = 0; b < kGroupBatch; ++b)
+            if (in && s0 + b < s_hi) w[b] = __ldcg(slices + int64_t(s0 + b) * kVecs + q);
+#pragma unroll
+          for (int b = 0; b < kGroupBatch; ++b)
+            if (in && s0 + b < s_hi) {
+              v.x += w[b].x;
+              v.y += w[b].y;
+              v.z += w[b].z;
+              v.w += w[b].w;
+            }
+        }
+        float4* sums = reinterpret_cast<float4*>(smem_raw + (base - smem_addr(smem_raw)) +
+                                                 S * kStageBytes + 16 * S);
+        sums[g * per + r] = v;
+        consumer_sync();  // every group's sums are in shared memory
+        if (g == 0 && in) {
+          float4 t4 = sums[r];
+          for (int h = 1; h < G; ++h) {
+            const float4 x = sums[h * per + r];
+            t4.x += x.x;
+            t4.y += x.y;
+            t4.z += x.z;
+            t4.w += x.w;
+          }
+          const int m = m0 + Tile::vec_row(q), n = n0 + Tile::vec_col(q);
+          put(m, n, t4.x, t4.y);
+          if (m + 8 < M) put(m + 8, n, t4.z, t4.w);
+        }
+        consumer_sync();  // group 0 has read the sums before the bands are used again
+      }
+      for (int q0 = lo + c; G == 1 && q0 < hi; q0 += 4 * kWarpgroup) {
         int q[2];
         bool in[2];
         float4 v[2];
