@@ -262,8 +262,8 @@ constexpr double hopper_cost(int M, int N, int K, const HopperGpu& gpu, const Me
 
 // The pairs worth timing: every pair predicted within kTuneWithin of the best, fastest first,
 // at most kTuneMax. out[0] is the rule's own pick; returns how many.
-constexpr double kTuneWithin = 1.3;
-constexpr int kTuneMax = 4;
+constexpr double kTuneWithin = 1.6;
+constexpr int kTuneMax = 6;
 constexpr int hopper_candidates(int M, int N, int K, const HopperGpu& gpu,
                                 HopperChoice (&out)[kTuneMax]) {
   HopperChoice all[2 * kMenuSize] = {};
