@@ -17,6 +17,8 @@
 //                  four wgmma a commit group, one group in flight while the next is issued. The
 //                  ceiling of chapter 08. The row reports the faster of two and three
 //                  warpgroups; its detail names both.
+//   wgmma_fp8_e4m3 the same loop with e4m3 operands and wgmma m64n256k32 (a K tile of 128 FP8
+//                  values, the same 128-byte rows): the tensor cores' FP8 rate, for chapter 10.
 //   copy           cudaMemcpyAsync device to device of a buffer 16 times the L2 (at least 1 GiB),
 //                  so that every byte comes from and goes to DRAM; bytes read + written. The
 //                  DRAM bandwidth a memory-bound kernel (chapter 02's copy) is held against.
@@ -253,8 +255,8 @@ Row measure_mma_sync() {
               blocks / device_sm_count())};
 }
 
-Row measure_wgmma(int cc) {
-  Row row{"wgmma_bf16", "TFLOP/s", NAN, "needs sm_90a"};
+Row measure_wgmma(int cc, bool fp8) {
+  Row row{fp8 ? "wgmma_fp8_e4m3" : "wgmma_bf16", "TFLOP/s", NAN, "needs sm_90a"};
   if (cc != 90) return row;
   const int blocks = device_sm_count();  // one block an SM (128 accumulator registers a thread)
   double rate[4] = {};
@@ -262,19 +264,20 @@ Row measure_wgmma(int cc) {
   for (int consumers : {2, 3}) {
     DeviceBuffer<float> sink(size_t(blocks) * wgmma_threads(consumers));
     const Measured m = measure(
-        [&](int64_t n) { launch_wgmma(consumers, blocks, int(n), kSeed, sink.get()); }, 64,
+        [&](int64_t n) { launch_wgmma(consumers, fp8, blocks, int(n), kSeed, sink.get()); }, 64,
         1 << 30);
-    const double flop = kWgmmaFlop * kWgmmaKSteps * consumers * double(blocks) * double(m.n);
+    const double flop = (fp8 ? kWgmmaFp8Flop : kWgmmaFlop) * kWgmmaKSteps * consumers *
+                        double(blocks) * double(m.n);
     rate[consumers] = flop / (m.median_ms * 1e-3) / 1e12;
     trips[consumers] = m.n;
   }
   const int best = rate[3] > rate[2] ? 3 : 2, other = 5 - best;
   row.value = rate[best];
-  row.detail = fmt("wgmma m64n256k16 BF16 -> FP32 from shared memory: %d consumer warpgroups "
+  row.detail = fmt("wgmma m64n256k%d %s -> FP32 from shared memory: %d consumer warpgroups "
                    "an SM x %d blocks; %d wgmma a commit group; wait_group 1; %lld trips "
                    "(%d warpgroups: %.1f TFLOP/s)",
-                   best, blocks, kWgmmaKSteps, static_cast<long long>(trips[best]), other,
-                   rate[other]);
+                   fp8 ? 32 : 16, fp8 ? "e4m3" : "BF16", best, blocks, kWgmmaKSteps,
+                   static_cast<long long>(trips[best]), other, rate[other]);
   return row;
 }
 
@@ -393,8 +396,10 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   rows.push_back(measure_fma(cc, clock_khz));
   rows.push_back(measure_mma_sync());
-  rows.push_back(measure_wgmma(cc));
+  rows.push_back(measure_wgmma(cc, false));
   rows.push_back(measure_copy());
+  rows.push_back(measure_wgmma(cc, true));  // chapter 10's (FP8); last, so the rows before keep
+                                            // their places
 
   std::printf("\n%-14s %10s  %-8s %s\n", "ceiling", "value", "unit", "detail");
   for (const Row& r : rows)

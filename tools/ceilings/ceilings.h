@@ -27,11 +27,13 @@ __host__ __device__ inline uint32_t random_bf16x2(uint64_t seed, uint64_t i) {
 // warpgroup issues one K tile of BK = 64 (four k16 steps) as one commit group and waits until
 // at most one group (the one just issued) is pending.
 constexpr int kWgmmaKSteps = 4;  // wgmma per iteration and warpgroup (BK = 64)
-constexpr double kWgmmaFlop = 2.0 * 64 * 256 * 16;  // one m64n256k16
+constexpr double kWgmmaFlop = 2.0 * 64 * 256 * 16;  // one m64n256k16 (BF16)
+constexpr double kWgmmaFp8Flop = 2.0 * 64 * 256 * 32;  // one m64n256k32 (e4m3, chapter 10)
 // Threads and dynamic shared memory of one block with `consumers` warpgroups.
 int wgmma_threads(int consumers);
 int wgmma_smem_bytes(int consumers);
 // Enqueues `blocks` blocks of `iters` iterations on the default stream; each thread writes one
 // float of its accumulator's sum to sink[blockIdx.x * wgmma_threads(consumers) + threadIdx.x].
-// Runs on compute capability 9.0 only (sm_90a code).
-void launch_wgmma(int consumers, int blocks, int iters, uint64_t seed, float* sink);
+// fp8: e4m3 operands and m64n256k32, a K tile of 128. Runs on compute capability 9.0 only
+// (sm_90a code).
+void launch_wgmma(int consumers, bool fp8, int blocks, int iters, uint64_t seed, float* sink);
