@@ -40,7 +40,7 @@ __host__ __device__ inline Cell tile_cell(int bx, int by, int tx, int ty, int i)
 // The three layouts of a 32 x 32 tile in shared memory: where tile element (r, c) lives, in
 // floats (0 <= r, c < 32), and how many floats the tile needs. Shared memory has 32 banks of
 // 4 bytes, and float w lies in bank w % 32. A warp writes a tile row (lanes = c, fixed r) and
-// reads a tile column (lanes = r, fixed c); tests/test_transpose_index.cu counts the wavefronts.
+// reads a tile column (lanes = r, fixed c); tests/test_transpose_index.cpp counts the wavefronts.
 // The transposes are one kernel, transpose_tiled_kernel<Layout>: these functions are the only
 // difference between transpose_smem, transpose_padded and transpose_swizzled.
 

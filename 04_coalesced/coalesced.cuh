@@ -1,6 +1,6 @@
 // Chapter 04: B stored transposed (Bᵀ, N x K, "K-major") and the bank-conflict trap that comes
 // with it, and its fixes (steps/1_tiled_bt.cuh): the tile layouts, which the host tests judge
-// with the bank calculator (tests/test_coalesced_index.cu). The SIMT ladder: simt.cuh.
+// with the bank calculator (tests/test_coalesced_index.cpp). The SIMT ladder: simt.cuh.
 #pragma once
 
 #include "common/check.h"

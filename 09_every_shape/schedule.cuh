@@ -1,6 +1,6 @@
 // Chapter 09: every shape on any Hopper GPU. What the schedules and the shape rule compute, and
 // the partial tiles' layouts, __host__ __device__ so that the host tests
-// (09_every_shape/test_schedule.cu) check the very functions the kernels call. Chapter 08's
+// (09_every_shape/test_schedule.cpp) check the very functions the kernels call. Chapter 08's
 // pieces (the swizzle, the descriptor, the accumulator map) are in shared/hopper/hopper.cuh.
 #pragma once
 

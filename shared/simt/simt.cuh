@@ -1,7 +1,7 @@
 // Chapter 04: the SIMT ladder, from chapter 03's tiled_2d to the best SIMT kernel, one idea
 // per step (04_coalesced/steps/2_simt_lds128.cuh ... 04_coalesced/steps/6_simt_auto.cuh): the configurations, the
 // thread map, the swizzle and the shape heuristic, which the host tests call
-// (tests/test_coalesced_index.cu). The piece loads and stores: simt_load.cuh.
+// (tests/test_coalesced_index.cpp). The piece loads and stores: simt_load.cuh.
 #pragma once
 
 #include "common/check.h"

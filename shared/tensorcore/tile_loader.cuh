@@ -57,7 +57,7 @@ struct TileLoader {
     }
   }
   // One 128-bit store a piece. A warp's 32 pieces are 512 consecutive bytes of the unpadded
-  // tile; SmemTile decides where they land (test_tensorcore_index.cu counts the wavefronts).
+  // tile; SmemTile decides where they land (test_tensorcore_index.cpp counts the wavefronts).
   __device__ __forceinline__ void store(bf16* tile) const {
 #pragma unroll
     for (int p = 0; p < kPieces; ++p) {
