@@ -36,8 +36,8 @@ const DeviceFacts& device_facts() {
     CUDA_CHECK(cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev));  // bits
     CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
     // Double data rate: two transfers a memory clock. kHz x bytes = bytes per ms; / 1e3: per us.
-    return DeviceFacts{device_sm_count(), sm_clock / 1e3, 2.0 * mem_clock * bus / 8 / 1e3,
-                       size_t(l2)};
+    return DeviceFacts{device_sm_count(), sm_clock / 1e3, mem_clock / 1e3, bus,
+                       2.0 * mem_clock * bus / 8 / 1e3, size_t(l2)};
   }();
   return f;
 }
@@ -60,21 +60,19 @@ void require_smem_per_block(size_t bytes) {
 }
 
 void print_device_report(FILE* f) {
-  int dev = 0, driver = 0, runtime = 0, sm_clock = 0, mem_clock = 0, bus = 0;
+  int dev = 0, driver = 0, runtime = 0;
   CUDA_CHECK(cudaGetDevice(&dev));
   cudaDeviceProp p{};
   CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
   CUDA_CHECK(cudaDriverGetVersion(&driver));
   CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sm_clock, cudaDevAttrClockRate, dev));  // kHz
-  CUDA_CHECK(cudaDeviceGetAttribute(&mem_clock, cudaDevAttrMemoryClockRate, dev));
-  CUDA_CHECK(cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev));
+  const DeviceFacts& d = device_facts();
   std::fprintf(f,
                "GPU %d: %s, sm_%d%d, %d SMs, SM clock %.0f MHz, memory %.1f GiB "
                "(%d-bit, %.0f MHz), L2 %.0f MiB, smem/block %zu KiB (opt-in), "
                "CUDA driver API %d.%d, runtime %d.%d\n",
-               dev, p.name, p.major, p.minor, p.multiProcessorCount, sm_clock / 1e3,
-               p.totalGlobalMem / 1073741824.0, bus, mem_clock / 1e3, p.l2CacheSize / 1048576.0,
-               p.sharedMemPerBlockOptin / 1024, driver / 1000, (driver % 1000) / 10,
-               runtime / 1000, (runtime % 1000) / 10);
+               dev, p.name, p.major, p.minor, d.sms, d.sm_clock_mhz,
+               p.totalGlobalMem / 1073741824.0, d.bus_bits, d.mem_clock_mhz,
+               d.l2_bytes / 1048576.0, p.sharedMemPerBlockOptin / 1024, driver / 1000,
+               (driver % 1000) / 10, runtime / 1000, (runtime % 1000) / 10);
 }

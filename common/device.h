@@ -22,11 +22,14 @@ int device_compute_capability();
 // Streaming multiprocessors of the current device, read once (launchers size grids with it).
 int device_sm_count();
 
-// What a schedule needs to know of the current device, read once: SMs, the SM clock, the DRAM's
-// theoretical bandwidth (2 x memory clock x bus width) and the L2's size.
+// The current device's SMs, clocks, memory bus and L2, read once: the device report prints them,
+// the timer sizes its flush by the L2, and chapter 09's shape rule reads the SMs, the SM clock
+// and the DRAM's theoretical bandwidth (2 transfers a memory clock x the bus width).
 struct DeviceFacts {
   int sms;
   double sm_clock_mhz;
+  double mem_clock_mhz;
+  int bus_bits;
   double dram_bytes_per_us;
   size_t l2_bytes;
 };

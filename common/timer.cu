@@ -1,5 +1,7 @@
 #include "timer.h"
 
+#include "device.h"  // device_facts: the L2 to flush, the SMs to flush it with
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -22,14 +24,11 @@ __global__ void flush_read_kernel(const float4* __restrict__ buf, size_t n, floa
 }  // namespace
 
 Timer::Timer() {
-  int dev = 0, l2 = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&dev));
-  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  flush_ = DeviceBuffer<char>(2 * static_cast<size_t>(std::max(l2, 1 << 20)));
+  const DeviceFacts& d = device_facts();
+  flush_ = DeviceBuffer<char>(2 * std::max(d.l2_bytes, size_t(1) << 20));
   CUDA_CHECK(cudaMemset(flush_.get(), 0, flush_.bytes()));  // written once, read ever after
   sink_ = DeviceBuffer<float>(1);
-  flush_blocks_ = 4 * std::max(sms, 1);
+  flush_blocks_ = 4 * std::max(d.sms, 1);
   const char* how = std::getenv("GEMM_FLUSH");  // docs/measuring.md, "The flush"
   memset_flush_ = how && std::strcmp(how, "memset") == 0;
 }

@@ -24,6 +24,7 @@
 #include "shared/hopper/hopper_device.cuh"
 #include "shared/hopper/tma_host.cuh"  // opt_in, tensor_map
 #include "09_every_shape/schedule.cuh"  // plan_wave, wave_unit, PartialVec
+#include "09_every_shape/steps/2_split_wave.cuh"  // split_workspace, kNoPromotion
 #include "common/device.h"         // device_sm_count
 
 // Block b walks its work units (sk_unit: perhaps a later part of a tile, whole tiles, perhaps

@@ -17,11 +17,11 @@
 //                  four wgmma a commit group, one group in flight while the next is issued. The
 //                  ceiling of chapter 08. The row reports the faster of two and three
 //                  warpgroups; its detail names both.
-//   wgmma_fp8_e4m3 the same loop with e4m3 operands and wgmma m64n256k32 (a K tile of 128 FP8
-//                  values, the same 128-byte rows): the tensor cores' FP8 rate, for chapter 10.
 //   copy           cudaMemcpyAsync device to device of a buffer 16 times the L2 (at least 1 GiB),
 //                  so that every byte comes from and goes to DRAM; bytes read + written. The
 //                  DRAM bandwidth a memory-bound kernel (chapter 02's copy) is held against.
+//   wgmma_fp8_e4m3 the same loop with e4m3 operands and wgmma m64n256k32 (a K tile of 128 FP8
+//                  values, the same 128-byte rows): the tensor cores' FP8 rate, for chapter 10.
 //
 // Each is timed with CUDA events: one untimed launch, then the work per run calibrated to
 // about 25 ms, two warm-up runs and 11 timed runs back to back; the median run gives the rate
@@ -41,7 +41,7 @@
 //
 // The table goes to stdout; --csv also writes it as ceiling,unit,value,detail after comment lines
 // naming the device (print_device_report's line), the date and the command. On a GPU other than
-// compute capability 9.0 the wgmma row has no value ("needs sm_90a"). Exit codes: 0 done, 1 a
+// compute capability 9.0 the wgmma rows have no value ("needs sm_90a"). Exit codes: 0 done, 1 a
 // CUDA error or a rate that is not a positive number, 2 bad usage, 77 no usable GPU (or one older
 // than sm_80).
 #include <algorithm>
