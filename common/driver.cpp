@@ -46,7 +46,8 @@ int run_chapter(Chapter ch, int argc, char** argv) {
                           (ch.cli.has_k ? "x" + std::to_string(s.K) : "");
       for (const auto& k : ch.kernels)
         std::printf("%s %s %s %s %s\n", k.name.c_str(), role_name(k.role),
-                    k.baseline.empty() ? "-" : k.baseline.c_str(), ch.precision, shape.c_str());
+                    k.baseline.empty() ? "-" : k.baseline.c_str(),
+                    k.precision.empty() ? ch.precision : k.precision.c_str(), shape.c_str());
       return kExitPass;
     }
     case CliStatus::kError:

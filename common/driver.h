@@ -31,6 +31,7 @@ struct KernelEntry {
   std::string name;
   std::string baseline;  // name of the kernel it is compared with; "" for none
   Role role = Role::kStep;
+  std::string precision;  // its inputs where they differ from the chapter's (chapter 10), or ""
 };
 
 // Buffers and reference for one problem size.

@@ -31,43 +31,50 @@ void poison(void* d, size_t bytes) { CUDA_CHECK(cudaMemset(d, 0xFF, bytes)); }
 
 std::optional<GuardTouch> find_guard_touch(const unsigned char* before,
                                            const unsigned char* after, size_t guard_bytes,
-                                           size_t n) {
+                                           size_t n, size_t elem_bytes) {
   // Walk out from the output: the touched byte nearest it is the first a tail overrun writes.
   for (size_t i = 0; i < guard_bytes; ++i)
     if (after[i] != kGuardByte) {
       GuardTouch t;
-      const size_t e = i / sizeof(float);  // the float holding byte i
+      const size_t e = i / elem_bytes;  // the element holding byte i
       t.element = int64_t(n + e);
-      std::memcpy(&t.bits, after + e * sizeof(float), sizeof(float));
+      std::memcpy(&t.bits, after + e * elem_bytes, elem_bytes);
       return t;
     }
   for (size_t i = guard_bytes; i-- > 0;)
     if (before[i] != kGuardByte) {
       GuardTouch t;
       t.before = true;
-      const size_t e = i / sizeof(float);  // guard_bytes is a multiple of 4: C[-1] ends it
-      t.element = int64_t(e) - int64_t(guard_bytes / sizeof(float));
-      std::memcpy(&t.bits, before + e * sizeof(float), sizeof(float));
+      const size_t e = i / elem_bytes;  // guard_bytes is a multiple of 4: C[-1] ends it
+      t.element = int64_t(e) - int64_t(guard_bytes / elem_bytes);
+      std::memcpy(&t.bits, before + e * elem_bytes, elem_bytes);
       return t;
     }
   return std::nullopt;
 }
 
-std::string describe_guard_touch(const GuardTouch& t, const char* output, size_t n) {
+std::string describe_guard_touch(const GuardTouch& t, const char* output, size_t n,
+                                 size_t elem_bytes) {
   float value;
-  std::memcpy(&value, &t.bits, sizeof value);
+  if (elem_bytes == 2) {  // a BF16: the top half of a float
+    const uint32_t f = t.bits << 16;
+    std::memcpy(&value, &f, sizeof value);
+  } else {
+    std::memcpy(&value, &t.bits, sizeof value);
+  }
   const long long k = t.before ? -t.element : t.element - int64_t(n) + 1;  // 1st, 2nd, ...
   char line[256];
   std::snprintf(line, sizeof line,
-                "guard %s %s touched: %s[%lld] (float %lld %s) holds 0x%08" PRIx32 " (%g)",
+                "guard %s %s touched: %s[%lld] (%s %lld %s) holds 0x%0*" PRIx32 " (%g)",
                 t.before ? "before" : "after", output, output, static_cast<long long>(t.element),
-                k, t.before ? "before its start" : "past its end", t.bits,
+                elem_bytes == 2 ? "bf16" : "float", k,
+                t.before ? "before its start" : "past its end", int(2 * elem_bytes), t.bits,
                 static_cast<double>(value));
   return line;
 }
 
-GuardedBuffer::GuardedBuffer(size_t n)
-    : n_(n), raw_(kGuardBytes + n * sizeof(float) + kGuardBytes) {
+GuardedBuffer::GuardedBuffer(size_t n, size_t elem_bytes)
+    : n_(n), elem_(elem_bytes), raw_(kGuardBytes + n * elem_bytes + kGuardBytes) {
   poison();
 }
 
@@ -82,6 +89,6 @@ std::string GuardedBuffer::touched(const char* name) const {
   CUDA_CHECK(cudaMemcpy(before.data(), raw_.get(), kGuardBytes, cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaMemcpy(after.data(), raw_.get() + kGuardBytes + bytes(), kGuardBytes,
                         cudaMemcpyDeviceToHost));
-  const auto t = find_guard_touch(before.data(), after.data(), kGuardBytes, n_);
-  return t ? describe_guard_touch(*t, name, n_) : "";
+  const auto t = find_guard_touch(before.data(), after.data(), kGuardBytes, n_, elem_);
+  return t ? describe_guard_touch(*t, name, n_, elem_) : "";
 }

@@ -91,29 +91,34 @@ struct GuardTouch {
 };
 
 // Host side of the check (host-tested): `before` and `after` are copies of the two guards of an
-// output of n floats. nullopt when every byte is still kGuardByte.
+// output of n elements of elem_bytes each (4: floats; 2: chapter 10's BF16 output). nullopt
+// when every byte is still kGuardByte.
 std::optional<GuardTouch> find_guard_touch(const unsigned char* before,
                                            const unsigned char* after, size_t guard_bytes,
-                                           size_t n);
+                                           size_t n, size_t elem_bytes = sizeof(float));
 
-// One line: "guard after C touched: C[4096] (float 1 past its end) holds 0x3f800000 (1)".
-std::string describe_guard_touch(const GuardTouch& t, const char* output, size_t n);
+// One line: "guard after C touched: C[4096] (float 1 past its end) holds 0x3f800000 (1)"; a
+// BF16 output names its elements "bf16" and shows their 2 bytes.
+std::string describe_guard_touch(const GuardTouch& t, const char* output, size_t n,
+                                 size_t elem_bytes = sizeof(float));
 
-// Owns n floats between two guard zones (above). Filled with the guard pattern when allocated;
+// Owns n floats (or n elements of elem_bytes: chapter 10's BF16 D) between two guard zones (above). Filled with the guard pattern when allocated;
 // poison() fills the output with NaN (poison) and the zones with the pattern again before a
 // verified run; touched(name) reads both zones back after it: "" while untouched, else the
 // line describe_guard_touch writes.
 class GuardedBuffer {
  public:
   GuardedBuffer() = default;
-  explicit GuardedBuffer(size_t n);
+  explicit GuardedBuffer(size_t n, size_t elem_bytes = sizeof(float));
   float* get() const { return reinterpret_cast<float*>(raw_.get() + kGuardBytes); }
+  template <typename T>
+  T* as() const { return reinterpret_cast<T*>(raw_.get() + kGuardBytes); }
   size_t size() const { return n_; }
-  size_t bytes() const { return n_ * sizeof(float); }
+  size_t bytes() const { return n_ * elem_; }
   void poison();
   std::string touched(const char* name) const;
 
  private:
-  size_t n_ = 0;
+  size_t n_ = 0, elem_ = sizeof(float);
   DeviceBuffer<unsigned char> raw_;
 };

@@ -220,8 +220,9 @@ def caption(data, meta, name, what):
 
 # The measured ceiling each kind of work is held against (ceilings.csv): BF16 against the
 # chip's tensor-core peak, wgmma where the GPU has it (sm_90), else mma.sync.
-PEAK_OF = {"fp32": ["fma_fp32"], "bf16": ["wgmma_bf16", "mma_sync_bf16"], "copy": ["copy"]}
-PEAK_WORDS = {"fp32": "FP32 rows", "bf16": "BF16 rows", "copy": "copies"}
+PEAK_OF = {"fp32": ["fma_fp32"], "bf16": ["wgmma_bf16", "mma_sync_bf16"],
+           "fp8": ["wgmma_fp8_e4m3"], "copy": ["copy"]}
+PEAK_WORDS = {"fp32": "FP32 rows", "bf16": "BF16 rows", "fp8": "FP8 rows", "copy": "copies"}
 
 
 def fmt_ms(x):
@@ -493,10 +494,13 @@ def dram_table(data, o):
     peak = data.ceilings["copy"][0] if measured else dram_peak_gbs(data.tmeta)
     what = (f"; the copy ceiling (`copy`, measured) {peak:.1f} GB/s" if measured else
             f"; DRAM peak {peak:.0f} GB/s (bus width × clock × 2)")
+    # Bytes an element: BF16 operands and an FP32 C unless the block says (in_bytes=1 out_bytes=2:
+    # chapter 10's e4m3 operands and BF16 D).
+    in_b, out_b = int(o.get("in_bytes", ["2"])[0]), int(o.get("out_bytes", ["4"])[0])
     body = []
     for s in shapes:
         M, N, K = (int(x) for x in s.split("x"))
-        need = 2 * (M * K + N * K) + 4 * M * N
+        need = in_b * (M * K + N * K) + out_b * M * N
         rows = [(f"`{k}`", data.timing(chapter, k, s)) for k in kernels]
         first = rows[0][1]  # and its baseline, timed in the same process
         rows.append((f"`{first['baseline']}`", dict(ms=first["baseline_ms"], pct="100")))
@@ -700,6 +704,25 @@ def ceilings_table(data, o):
             ""] + table(["ceiling", "rate", "unit", "how"], body)
 
 
+def errors_table(data, o):
+    """Norm-wise errors against the exact product, from the record's errors.csv (the program's
+    --check --csv rows, tools/fp8_errors.sh): one row a kernel, one column a shape."""
+    path = os.path.join(data.results, "errors.csv")
+    if not os.path.exists(path):
+        raise KeyError(f"{data.where}/errors.csv is missing (tools/fp8_errors.sh)")
+    rows, meta = read_csv(path)
+    at = {(r["kernel"], f"{r['M']}x{r['N']}x{r['K']}"): r for r in rows}
+    for k in o["kernels"]:
+        for s in o["shapes"]:
+            if (k, s) not in at:
+                raise KeyError(f"{data.where}/errors.csv has no {k} at {s}")
+    body = [[f"`{k}`"] + [f"{float(at[(k, s)]['rel_err']):.2e}" for s in o["shapes"]]
+            for k in o["kernels"]]
+    return [f"*{gpu_name(meta)}, CUDA {cuda_version(meta)}: `{data.where}/errors.csv`; "
+            "‖D − exact‖ / ‖exact‖ of the BF16 output.*", ""] + table(
+        ["kernel"] + [shape_name(s) for s in o["shapes"]], body)
+
+
 PLOTS = [("progression_steps.png", "Every step against cuBLAS"),
          ("progression_sizes.png", "Each chapter's answer over sizes"),
          ("progression_roofline.png", "Every step on the roofline of the measured ceilings")]
@@ -749,6 +772,8 @@ def render(kind, o, data, doc=os.path.join(ROOT, "README.md")):
         return smem_table(data, o)
     if kind == "ceilings":
         return ceilings_table(data, o)
+    if kind == "errors":
+        return errors_table(data, o)
     raise KeyError(f"unknown table kind '{kind}'")
 
 

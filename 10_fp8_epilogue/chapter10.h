@@ -1,0 +1,47 @@
+// Chapter 10's program: its kernels and cuBLASLt's, each on the operands of its form, verified
+// against the exact product and timed against its library counterpart (chapter10.cu).
+#pragma once
+
+#include <vector>
+
+#include "10_fp8_epilogue/fp8_gemm.h"
+#include "common/cli.h"
+#include "common/driver.h"
+
+// The operands an entry multiplies (fp8_gemm.h, GemmProblem).
+enum class Operands { kBf16, kFp8Tensor, kFp8Block };
+// What its epilogue computes: alpha * acc + beta * C, or gelu(that + bias); kBiasGeluRounded
+// rounds alpha * acc + beta * C to BF16 before it adds the bias: the unfused pair, whose first
+// kernel stores D, and cuBLASLt's GELU_BIAS, which was measured to do the same (NOTES.md).
+enum class Epilogue { kAlphaBeta, kBiasGelu, kBiasGeluRounded };
+// How it accumulates, which sets its tolerance (chapter10.cu, tolerance_for):
+//   kFp32      BF16 products summed in the tensor cores' FP32 (chapters 05-09)
+//   kPromoted  e4m3 products summed by the tensor cores over 128 K, then in FP32 registers
+//   kFp8Fast   e4m3 products summed by the tensor cores over all of K (no promotion)
+enum class Accum { kFp32, kPromoted, kFp8Fast };
+// The cuBLASLt calls the entries time (chapter10.cu, Lt::matmul).
+enum class LtCall { kNone, kBf16, kBf16BiasGelu, kFp8, kFp8Fast, kFp8Block };
+
+struct Fp8Entry {
+  const char* name;
+  Operands operands;
+  Epilogue epilogue;
+  Accum accum;
+  GemmLauncher10 launch;  // nullptr: cuBLASLt (lt)
+  LtCall lt = LtCall::kNone;
+  Role role = Role::kStep;
+  const char* baseline = "";  // the entry its time is compared with
+};
+
+int run_fp8_chapter(const CliSpec& spec, const std::vector<Fp8Entry>& entries, int argc,
+                    char** argv);
+
+// The chapter's launchers (steps/, compiled for sm_90a by kernels.cu).
+void launch_bf16_out(const GemmProblem& p);      // step 1
+void launch_bias_gelu(const GemmProblem& p);     // step 2
+void launch_unfused(const GemmProblem& p);       // step 2's comparison: step 1, then bias + GELU
+void launch_fp8(const GemmProblem& p);           // step 3
+void launch_fp8_128(const GemmProblem& p);       // step 3 at BN = 128 (sweep)
+void launch_promoted(const GemmProblem& p);      // step 4
+void launch_block_scaled(const GemmProblem& p);  // step 5
+void launch_ex_block_promote(const GemmProblem& p);  // the exercise (exercises/block_promote.cuh)

@@ -1,0 +1,138 @@
+// Chapter 10's device pieces that every step shares: the BF16 output written through shared
+// memory and a TMA store (store_tile_bf16), the epilogue functors' tanh, and the tensor maps of
+// the output and of the FP8 operands. Device only, sm_90a: included by the step files, through
+// 10_fp8_epilogue/kernels.cu.
+//
+// The store. A consumer warp owns 16 rows of its warpgroup's (64, BN) accumulator (WgmmaAcc).
+// It writes them, 64 columns at a time, as BF16 into a band of 16 rows x 128 bytes in shared
+// memory, in the 128-byte swizzle (swizzle128_offset: the 8 rows a fragment column spans land
+// in 8 different 16-byte chunks, so the 4-byte writes of a warp meet no bank twice), and one
+// lane hands the band to TMA (tma_store_2d), which writes the rows into D and leaves out what
+// lies outside the matrix. Two bands a warp: the warp fills one while TMA still reads the other
+// (bulk_wait_group_read<1>). CUTLASS's counterpart is the TMA-store epilogue of its sm90
+// collectives (cutlass/epilogue/collective/sm90_epilogue_tma_warpspecialized.hpp).
+#pragma once
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <tuple>
+
+#include "10_fp8_epilogue/fp8_gemm.h"
+#include "shared/hopper/hopper_device.cuh"
+#include "shared/hopper/tma_host.cuh"  // encoder, opt_in
+
+constexpr int kBandBf16Cols = 64;                    // 128 bytes of BF16: one swizzled row
+constexpr int kBandBf16Bytes = 16 * kBandBf16Cols * 2;  // 2 KiB: 16 rows
+constexpr int kEpiBandsPerWarp = 2;                  // filled while the other is stored
+constexpr int kEpiBytes = 8 * kEpiBandsPerWarp * kBandBf16Bytes;  // 8 consumer warps: 32 KiB
+
+// tanh from the special-function unit: one instruction, a relative error near 2^-11.
+__device__ __forceinline__ float tanh_approx(float x) {
+  float y;
+  asm("tanh.approx.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ __forceinline__ float gelu_tanh(float x) {
+  const float c = float(kGeluC), k = float(kGeluK);
+  return 0.5f * x * (1.0f + tanh_approx(c * (x + k * x * x * x)));
+}
+
+// One warpgroup's (64, BN) accumulator, the rows from m0 and the columns from n0, through the
+// epilogue functor `epi` into D. The functor reads what it needs per column first, for all the
+// thread's columns at once (epi.column(n): a bias pair, say, or nothing), so that those loads
+// are in flight together and not once per band; then epi(acc, m, n, column, i) gives D(m, n)
+// (i: 0 for column n, 1 for n + 1). `tma`: D's rows are 16-byte aligned (N % 8 == 0) and tm_d
+// is D's tensor map with boxes of (64, 16); otherwise each lane stores its own elements, masked.
+// bands: this warp's kBands bands (1024-byte aligned; two, unless a kernel needs the room);
+// `next_band` counts the warp's bands over all its tiles (the one to fill next).
+template <int BN, class Epi, int kBands = kEpiBandsPerWarp>
+__device__ __forceinline__ void store_tile_bf16(const float (&acc)[BN / 2], const Epi& epi,
+                                                int m0, int n0, int M, int N, bool tma,
+                                                const CUtensorMap* tm_d, __nv_bfloat16* D,
+                                                uint32_t bands, int& next_band) {
+  const int t = threadIdx.x % kWarpgroup, lane = t % 32, w = t / 32;
+  typename Epi::Column cols[BN / 8];  // the thread's column pairs: n0 + 8 j + 2 (lane % 4)
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) cols[j] = epi.column(n0 + 8 * j + 2 * (lane % 4));
+#pragma unroll
+  for (int c = 0; c < BN / kBandBf16Cols; ++c) {
+    const uint32_t band = bands + next_band * kBandBf16Bytes;
+    if (tma) {
+      // The band's last store (kBands bands ago) has read it: at most the others' are pending.
+      if (lane == 0) bulk_wait_group_read<kBands - 1>();
+      __syncwarp();
+    }
+#pragma unroll
+    for (int jj = 0; jj < kBandBf16Cols / 8; ++jj)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int j = c * kBandBf16Cols / 8 + jj, r = 4 * j + 2 * h;  // the register pair
+        const int row = lane / 4 + 8 * h, col = 8 * jj + 2 * (lane % 4);  // in the band
+        const int m = m0 + 16 * w + row, n = n0 + c * kBandBf16Cols + col;
+        const float v0 = epi(acc[r], m, n, cols[j], 0), v1 = epi(acc[r + 1], m, n + 1, cols[j], 1);
+        if (tma) {
+          const __nv_bfloat162 pair = __floats2bfloat162_rn(v0, v1);
+          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(band + swizzle128_offset(row, col)),
+                       "r"(*reinterpret_cast<const uint32_t*>(&pair)));
+        } else if (m < M) {
+          if (n < N) D[int64_t(m) * N + n] = __float2bfloat16_rn(v0);
+          if (n + 1 < N) D[int64_t(m) * N + n + 1] = __float2bfloat16_rn(v1);
+        }
+      }
+    if (tma) {
+      fence_proxy_async();  // this lane's writes to the band are visible to TMA (async proxy)
+      __syncwarp();         // every lane's are, before lane 0 starts the copy
+      if (lane == 0) {
+        tma_store_2d(tm_d, n0 + c * kBandBf16Cols, m0 + 16 * w, band);
+        bulk_commit_group();
+      }
+      next_band = (next_band + 1) % kBands;
+    }
+  }
+}
+
+// Before the block ends: its stores have read shared memory and written D.
+__device__ __forceinline__ void store_drain(bool tma) {
+  if (tma && threadIdx.x % 32 == 0) bulk_wait_group_all();
+}
+
+// --- Tensor maps ---------------------------------------------------------------------------------
+// A 2-D row-major tensor of rows x cols elements of elem_bytes, boxes of (box_cols, box_rows)
+// with the 128-byte swizzle (box_cols * elem_bytes == 128). Kept per argument list, so a timed
+// call encodes nothing.
+inline const CUtensorMap* tensor_map_2d(const void* base, CUtensorMapDataType type,
+                                        int elem_bytes, int rows, int cols, int box_cols,
+                                        int box_rows) {
+  static std::map<std::tuple<const void*, int, int, int, int, int>, CUtensorMap> cache;
+  const auto key = std::make_tuple(base, int(type), rows, cols, box_cols, box_rows);
+  auto it = cache.find(key);
+  if (it != cache.end()) return &it->second;
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(cols) * elem_bytes};  // a multiple of 16
+  const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  const CUresult r = encoder()(&map, type, 2, const_cast<void*>(base), dims, strides, box,
+                               elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    std::fprintf(stderr, "error: cuTensorMapEncodeTiled failed (%d)\n", int(r));
+    std::exit(1);
+  }
+  return &cache.emplace(key, map).first->second;
+}
+// D's map for the TMA store: boxes of 16 rows x 64 columns (one band); nullptr where D's rows
+// are not 16-byte aligned (then store_tile_bf16 stores element by element).
+inline const CUtensorMap* output_map(const GemmProblem& p) {
+  if (p.N % 8 != 0 || reinterpret_cast<uintptr_t>(p.D) % 16 != 0) return nullptr;
+  return tensor_map_2d(p.D, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, p.M, p.N, kBandBf16Cols, 16);
+}
+// An e4m3 operand (rows x K codes, K % 16 == 0): boxes of 128 k (128 bytes) x box_rows.
+inline const CUtensorMap* e4m3_map(const uint8_t* X, int rows, int K, int box_rows) {
+  return tensor_map_2d(X, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, rows, K, 128, box_rows);
+}

@@ -1,0 +1,16 @@
+// Chapter 10's kernels: every step file, compiled once, for sm_90a only (10_fp8_epilogue/
+// meson.build, as chapter 08's), and the launchers the program lists. The lesson is in the step
+// files, in reading order (each ends with its launchers, which the exercise's translation unit
+// leaves out: FP8_TEMPLATES_ONLY):
+//   steps/1_bf16_out.cuh      bf16_out: chapter 08's staged kernel writing BF16 D = alpha A Bᵀ +
+//                             beta C through shared memory and TMA stores (epilogue.cuh)
+//   steps/2_bias_gelu.cuh     bias_gelu: the same kernel with a bias and GELU in its epilogue
+//                             (unfused: step 1, then bias_gelu_inplace_kernel)
+//   steps/3_fp8.cuh           fp8: e4m3 operands, wgmma k32, per-tensor scales (fp8_128: BN 128)
+//   steps/4_promoted.cuh      promoted: the tensor cores' sum of each 128 K added into FP32
+//                             registers (two-level accumulation), BN 128
+//   steps/5_block_scaled.cuh  block_scaled: 1 x 128 and 128 x 128 scales applied at promotion,
+//                             staged in shared memory by a second producer warp
+// Explanation and measurements: 10_fp8_epilogue/README.md
+#include "10_fp8_epilogue/chapter10.h"
+#include "10_fp8_epilogue/steps/5_block_scaled.cuh"

@@ -1,0 +1,48 @@
+// Chapter 10's program: the epilogue a model needs (BF16 out, alpha and beta, a bias and GELU)
+// and FP8 e4m3 (per-tensor scales, promotion, 1 x 128 and 128 x 128 block scales), step by step,
+// each next to its cuBLASLt counterpart with the same types and layouts (chapter10.cu, Lt).
+#include "10_fp8_epilogue/chapter10.h"
+
+int main(int argc, char** argv) {
+  CliSpec spec;
+  spec.program = "10_fp8_epilogue/fp8_epilogue";
+  spec.summary =
+      "Chapter 10: BF16 output with alpha, beta, bias and GELU fused into a TMA-store epilogue; "
+      "FP8 e4m3 wgmma with per-tensor scales, promotion into FP32 registers, and 1x128 / "
+      "128x128 block scales (A and Bᵀ K-major, D BF16; sm_90a).";
+  spec.default_shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {64, 8192, 8192}};
+  spec.min_cc = 90;
+  spec.exact_cc = true;
+  spec.min_cc_why = "wgmma, TMA and setmaxnreg are compiled for sm_90a, which runs on 9.0 only";
+  using O = Operands;
+  using E = Epilogue;
+  using A = Accum;
+  const std::vector<Fp8Entry> entries = {
+      // BF16, D = alpha A Bᵀ + beta C.
+      {"lt_bf16", O::kBf16, E::kAlphaBeta, A::kFp32, nullptr, LtCall::kBf16},
+      {"bf16_out", O::kBf16, E::kAlphaBeta, A::kFp32, launch_bf16_out, {}, Role::kStep,
+       "lt_bf16"},
+      // BF16 with bias and GELU: cuBLASLt's fused epilogue; ours fused and unfused.
+      {"lt_bias_gelu", O::kBf16, E::kBiasGeluRounded, A::kFp32, nullptr, LtCall::kBf16BiasGelu},
+      {"unfused", O::kBf16, E::kBiasGeluRounded, A::kFp32, launch_unfused, {}, Role::kStep,
+       "lt_bias_gelu"},
+      {"bias_gelu", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu, {}, Role::kStep,
+       "lt_bias_gelu"},
+      // FP8 e4m3, per-tensor scales: cuBLASLt accurate (promoted) and fast accumulation.
+      {"lt_fp8", O::kFp8Tensor, E::kAlphaBeta, A::kPromoted, nullptr, LtCall::kFp8},
+      {"lt_fp8_fast", O::kFp8Tensor, E::kAlphaBeta, A::kFp8Fast, nullptr, LtCall::kFp8Fast},
+      {"fp8", O::kFp8Tensor, E::kAlphaBeta, A::kFp8Fast, launch_fp8, {}, Role::kStep, "lt_fp8"},
+      {"fp8_128", O::kFp8Tensor, E::kAlphaBeta, A::kFp8Fast, launch_fp8_128, {}, Role::kSweep,
+       "lt_fp8"},
+      {"promoted", O::kFp8Tensor, E::kAlphaBeta, A::kPromoted, launch_promoted, {}, Role::kStep,
+       "lt_fp8"},
+      // FP8 with 1 x 128 (A) and 128 x 128 (Bᵀ) scales.
+      {"lt_fp8_block", O::kFp8Block, E::kAlphaBeta, A::kPromoted, nullptr, LtCall::kFp8Block},
+      {"block_scaled", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_scaled, {},
+       Role::kBest, "lt_fp8"},
+      // Yours to write (exercises/block_promote.cuh): --kernel ex_block_promote.
+      {"ex_block_promote", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_ex_block_promote,
+       {}, Role::kExercise, "lt_fp8"},
+  };
+  return run_fp8_chapter(spec, entries, argc, argv);
+}
