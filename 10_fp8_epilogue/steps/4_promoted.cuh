@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
         wgmma_commit();
         // `part` complete. No second `part` to fill meanwhile: ptxas serializes every wgmma of a
         // kernel that reads one accumulator while another's wgmma run (C7514; NOTES.md). The
-        // other consumer warpgroup's wgmma keep the tensor cores busy.
+        // other consumer warpgroup's wgmma may run meanwhile (mostly, both wait at once: README).
         wgmma_wait<0>();
         pin(part);
         release(it);

@@ -5,8 +5,8 @@
 // tile's 128 columns are one Bᵀ block: nb is the tile's column index). The scales travel with
 // the tiles: a second producer warp stores each stage's 129 floats into shared memory and
 // arrives on the stage's full barrier too, so a consumer reads its three from shared memory.
-// (Loaded by the consumers themselves from global memory, they cost a third of the time:
-// NOTES.md.) Five stages: a sixth and the scales do not fit in 227 KiB beside the bands.
+// (Loaded by the consumers themselves from global memory, it was slower still: NOTES.md.) Five
+// stages: a sixth and the scales do not fit in 227 KiB beside the bands.
 //
 //   ./build/10_fp8_epilogue/fp8_epilogue --kernel block_scaled --size 4096 --bench
 //   tools/steps.py diff block_scaled      # against steps/4_promoted.cuh
@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
         asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(sb) : "r"(sc_at + 4 * kWsBM));
         // `part` complete. No second `part` to fill meanwhile: ptxas serializes every wgmma of a
         // kernel that reads one accumulator while another's wgmma run (C7514; NOTES.md). The
-        // other consumer warpgroup's wgmma keep the tensor cores busy.
+        // other consumer warpgroup's wgmma may run meanwhile (mostly, both wait at once: README).
         wgmma_wait<0>();
         pin(part);
         release(it);
