@@ -154,17 +154,19 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
           wgmma_m64n128k32_e4m3(part, SmemDesc::k_major_sw128(a_tile + 32 * k32),
                                 SmemDesc::k_major_sw128(b_tile + 32 * k32), k32 > 0);
         wgmma_commit();
-        // The multipliers of this K block for the thread's two rows, from shared memory.
-        const uint32_t sc_at = scales0 + s * kScaleBytes;
-        float sa_lo, sa_hi, sb;
-        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(sa_lo) : "r"(sc_at + 4 * row_lo));
-        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(sa_hi) : "r"(sc_at + 4 * (row_lo + 8)));
-        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(sb) : "r"(sc_at + 4 * kWsBM));
         // `part` complete. No second `part` to fill meanwhile: ptxas serializes every wgmma of a
         // kernel that reads one accumulator while another's wgmma run (C7514; NOTES.md). The
         // other consumer warpgroup's wgmma may run meanwhile (mostly, both wait at once: README).
         wgmma_wait<0>();
         pin(part);
+        // The multipliers of this K block for the thread's two rows, from shared memory, read
+        // after the wait: read before it, ptxas hoists them above the last wgmma, which then
+        // waits for them (NOTES.md).
+        const uint32_t sc_at = scales0 + s * kScaleBytes;
+        float sa_lo, sa_hi, sb;
+        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(sa_lo) : "r"(sc_at + 4 * row_lo));
+        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(sa_hi) : "r"(sc_at + 4 * (row_lo + 8)));
+        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(sb) : "r"(sc_at + 4 * kWsBM));
         release(it);
         scales.promote(acc, part, make_float2(sa_lo * sb, sa_hi * sb));
       }
