@@ -348,8 +348,7 @@ class Fp8Case : public Case {
   void launch(size_t i) override {
     const Fp8Entry& e = entries_[i];
     GemmProblem p = p_;
-    p.gelu = e.epilogue != Epilogue::kAlphaBeta;
-    if (!p.gelu) p.bias = nullptr;
+    if (e.epilogue == Epilogue::kAlphaBeta) p.bias = nullptr;
     if (e.launch) {
       e.launch(p);
     } else {

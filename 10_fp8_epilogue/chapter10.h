@@ -11,8 +11,9 @@
 // The operands an entry multiplies (fp8_gemm.h, GemmProblem).
 enum class Operands { kBf16, kFp8Tensor, kFp8Block };
 // What its epilogue computes: alpha * acc + beta * C, or gelu(that + bias); kBiasGeluRounded
-// rounds alpha * acc + beta * C to BF16 before it adds the bias: the unfused pair, whose first
-// kernel stores D, and cuBLASLt's GELU_BIAS, which was measured to do the same (NOTES.md).
+// allows alpha * acc + beta * C to be rounded to BF16 before the bias is added: the unfused pair,
+// whose first kernel stores D, and cuBLASLt's GELU_BIAS, whose error was the unfused pair's at
+// some small shapes (NOTES.md).
 enum class Epilogue { kAlphaBeta, kBiasGelu, kBiasGeluRounded };
 // How it accumulates, which sets its tolerance (chapter10.cu, tolerance_for):
 //   kFp32      BF16 products summed in the tensor cores' FP32 (chapters 05-09)

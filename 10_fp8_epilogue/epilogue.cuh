@@ -13,17 +13,9 @@
 // collectives (cutlass/epilogue/collective/sm90_epilogue_tma_warpspecialized.hpp).
 #pragma once
 
-#include <cuda.h>
-#include <cudaTypedefs.h>
-
-#include <cstdio>
-#include <cstdlib>
-#include <map>
-#include <tuple>
-
 #include "10_fp8_epilogue/fp8_gemm.h"
 #include "shared/hopper/hopper_device.cuh"
-#include "shared/hopper/tma_host.cuh"  // encoder, opt_in
+#include "shared/hopper/tma_host.cuh"  // tensor_map_2d, opt_in
 
 constexpr int kBandBf16Cols = 64;                    // 128 bytes of BF16: one swizzled row
 constexpr int kBandBf16Bytes = 16 * kBandBf16Cols * 2;  // 2 KiB: 16 rows
@@ -100,32 +92,7 @@ __device__ __forceinline__ void store_drain(bool tma) {
   if (tma && threadIdx.x % 32 == 0) bulk_wait_group_all();
 }
 
-// --- Tensor maps ---------------------------------------------------------------------------------
-// A 2-D row-major tensor of rows x cols elements of elem_bytes, boxes of (box_cols, box_rows)
-// with the 128-byte swizzle (box_cols * elem_bytes == 128). Kept per argument list, so a timed
-// call encodes nothing.
-inline const CUtensorMap* tensor_map_2d(const void* base, CUtensorMapDataType type,
-                                        int elem_bytes, int rows, int cols, int box_cols,
-                                        int box_rows) {
-  static std::map<std::tuple<const void*, int, int, int, int, int>, CUtensorMap> cache;
-  const auto key = std::make_tuple(base, int(type), rows, cols, box_cols, box_rows);
-  auto it = cache.find(key);
-  if (it != cache.end()) return &it->second;
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
-  const cuuint64_t strides[1] = {cuuint64_t(cols) * elem_bytes};  // a multiple of 16
-  const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
-  const cuuint32_t elem_strides[2] = {1, 1};
-  const CUresult r = encoder()(&map, type, 2, const_cast<void*>(base), dims, strides, box,
-                               elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    std::fprintf(stderr, "error: cuTensorMapEncodeTiled failed (%d)\n", int(r));
-    std::exit(1);
-  }
-  return &cache.emplace(key, map).first->second;
-}
+// --- Tensor maps (shared/hopper/tma_host.cuh: tensor_map_2d) -----------------------------------
 // D's map for the TMA store: boxes of 16 rows x 64 columns (one band); nullptr where D's rows
 // are not 16-byte aligned (then store_tile_bf16 stores element by element).
 inline const CUtensorMap* output_map(const GemmProblem& p) {

@@ -37,7 +37,8 @@ __host__ __device__ constexpr int64_t b_scale_index(int nb, int kb, int K) {
 
 // GELU, the tanh form (Hendrycks and Gimpel 2016, eq. 2 approximation):
 //   gelu(x) = x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))
-// the form cuBLASLt's CUBLASLT_EPILOGUE_GELU_BIAS computes (measured: NOTES.md, "Which GELU").
+// (cuBLASLt's CUBLASLT_EPILOGUE_GELU_BIAS does not say which form it computes, and BF16 outputs
+// cannot tell the two apart: README.md, "Why").
 // The kernels take tanh from the MUFU unit (tanh.approx.f32, a relative error near 2^-11, far
 // below a BF16 output's half-ulp, 2^-9); the reference takes it in double.
 constexpr double kGeluC = 0.7978845608028654;  // sqrt(2 / pi)
@@ -62,11 +63,11 @@ struct GemmProblem {
   const uint8_t* qBt_blk = nullptr;
   const float* a_dq_blk = nullptr;
   const float* b_dq_blk = nullptr;
-  // The epilogue. beta == 0: C is not read (cuBLAS's rule too). bias: N values, or null.
+  // The epilogue. beta == 0: C is not read (cuBLAS's rule too). bias: N values, read by the
+  // launchers whose epilogue has one (the kernel, not a flag, says whether GELU is applied).
   float alpha = 1.0f, beta = 0.0f;
   const __nv_bfloat16* C = nullptr;
   const __nv_bfloat16* bias = nullptr;
-  bool gelu = false;
   __nv_bfloat16* D = nullptr;
 };
 

@@ -1,13 +1,13 @@
-// Chapter 10, step 2: bias_gelu. Step 1's kernel with a bias per column and GELU (the tanh form,
-// as cuBLASLt's GELU_BIAS epilogue) applied in registers before the BF16 rounding:
+// Chapter 10, step 2: bias_gelu. Step 1's kernel with a bias per column and GELU (the tanh form;
+// BF16 outputs cannot tell it from the erf form: README.md) applied in registers before the BF16
+// rounding:
 //   D = gelu(alpha * A Bᵀ + beta * C + bias)
 // The kernel is step 1's; only the epilogue functor is new. Unfused, the same result takes step
 // 1's GEMM and then a kernel that reads D back, adds the bias, applies GELU and writes D again
-// (kernels.cu, bias_gelu_inplace_kernel): 4 more bytes an element of DRAM traffic, and a second
-// launch.
+// (bias_gelu_inplace_kernel, below): 4 more bytes an element of DRAM traffic, and a second launch.
 //
 //   ./build/10_fp8_epilogue/fp8_epilogue --kernel bias_gelu,unfused --size 4096 --bench
-//   tools/steps.py diff bias_gelu         # against steps/1_bf16_out.cuh
+//   (read alone: the file holds the functor, not a copy of step 1's kernel)
 //
 // Included once, by 10_fp8_epilogue/kernels.cu (and, FP8_TEMPLATES_ONLY, by the exercise).
 #pragma once

@@ -1,6 +1,7 @@
 // Chapter 08's host side of TMA: the tensor-map encoder (a driver function, reached through the
-// runtime), the tensor maps of A and Bᵀ (encoded once per operand and cached), and the opt-in to
-// more than 48 KiB of dynamic shared memory. Included by the step files, through
+// runtime), the tensor maps (encoded once per operand and cached: chapter 08's BF16 operands,
+// chapter 10's e4m3 operands and BF16 output), and the opt-in to more than 48 KiB of dynamic
+// shared memory. Included by the step files, through
 // 08_hopper/kernels.cu only.
 #pragma once
 
@@ -33,26 +34,27 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encoder() {
   return fn;
 }
 
-// A K-major BF16 matrix X (rows x K, K % 8 == 0) as TMA sees it: dimension 0 is k, dimension 1
-// the row; boxes of (64, box_rows) with the 128-byte swizzle; outside the matrix, zeros.
-// Kept per (pointer, shape, box, promotion), so that a timed call encodes nothing. `promotion`:
-// how much the L2 fetches from DRAM around each request, 256 bytes unless a caller asks
-// otherwise (chapter 09's split kernels ask for none: NOTES.md, "L2 promotion").
-inline const CUtensorMap* tensor_map(
-    const bf16* X, int rows, int K, int box_rows,
-    CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
-  static std::map<std::tuple<const void*, int, int, int, int>, CUtensorMap> cache;
-  const auto key =
-      std::make_tuple(static_cast<const void*>(X), rows, K, box_rows, int(promotion));
+// A row-major 2-D tensor of rows x cols elements of elem_bytes (the row stride a multiple of 16
+// bytes) as TMA sees it: dimension 0 is the column, dimension 1 the row; boxes of (box_cols,
+// box_rows) with the 128-byte swizzle (box_cols * elem_bytes == 128); outside the tensor, zeros
+// when loading, nothing written when storing. Kept per argument list, so that a timed call
+// encodes nothing. `promotion`: how much the L2 fetches from DRAM around each request, 256 bytes
+// unless a caller asks otherwise (chapter 09's split kernels ask for none: NOTES.md, "L2
+// promotion").
+inline const CUtensorMap* tensor_map_2d(
+    const void* base, CUtensorMapDataType type, int elem_bytes, int rows, int cols, int box_cols,
+    int box_rows, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
+  static std::map<std::tuple<const void*, int, int, int, int, int, int>, CUtensorMap> cache;
+  const auto key = std::make_tuple(base, int(type), rows, cols, box_cols, box_rows, int(promotion));
   auto it = cache.find(key);
   if (it != cache.end()) return &it->second;
   CUtensorMap map;
-  const cuuint64_t dims[2] = {cuuint64_t(K), cuuint64_t(rows)};
-  const cuuint64_t strides[1] = {cuuint64_t(K) * sizeof(bf16)};  // bytes, a multiple of 16
-  const cuuint32_t box[2] = {BK, cuuint32_t(box_rows)};
+  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(cols) * elem_bytes};  // bytes, a multiple of 16
+  const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
   const cuuint32_t elem_strides[2] = {1, 1};
-  const CUresult r = encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16*>(X),
-                               dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+  const CUresult r = encoder()(&map, type, 2, const_cast<void*>(base), dims, strides, box,
+                               elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                CU_TENSOR_MAP_SWIZZLE_128B, promotion,
                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
@@ -60,6 +62,15 @@ inline const CUtensorMap* tensor_map(
     std::exit(1);
   }
   return &cache.emplace(key, map).first->second;
+}
+
+// A K-major BF16 matrix X (rows x K, K % 8 == 0): boxes of (64, box_rows), one 128-byte row of
+// the K tile each.
+inline const CUtensorMap* tensor_map(
+    const bf16* X, int rows, int K, int box_rows,
+    CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
+  return tensor_map_2d(X, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, sizeof(bf16), rows, K, BK, box_rows,
+                       promotion);
 }
 
 // Above 48 KiB a kernel must opt in to dynamic shared memory: once per kernel.
