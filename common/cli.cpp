@@ -340,6 +340,7 @@ CliStatus parse_cli(const CliSpec& spec, int argc, const char* const* argv, Opti
         return CliStatus::kError;
       }
     }
+    o.kernels_named = true;
     for (const auto& name : spec.kernels)  // the chapter's order, each once
       for (const auto& want : names)
         if (name == want) {

@@ -55,6 +55,7 @@ struct CliSpec {
 struct Options {
   std::vector<Shape> shapes;
   std::vector<std::string> kernels;  // selected kernels, in the chapter's order
+  bool kernels_named = false;        // --kernel gave names (not all, sweep or exercises)
   bool check = true;
   bool bench = true;
   bool sequential = false;  // time kernel after kernel instead of interleaving their runs

@@ -56,6 +56,17 @@ int run_chapter(Chapter ch, int argc, char** argv) {
     case CliStatus::kOk:
       break;
   }
+  // A kernel named at a K above its limit: one line, exit 2 (KernelEntry::max_k).
+  if (opt.kernels_named)
+    for (const auto& k : ch.kernels)
+      for (const auto& name : opt.kernels)
+        for (const auto& s : opt.shapes)
+          if (k.name == name && k.max_k > 0 && s.K > k.max_k) {
+            std::fprintf(stderr, "%s: error: %s is refused at K = %d (above %d): %s\n",
+                         ch.cli.program.c_str(), name.c_str(), s.K, k.max_k,
+                         k.max_k_why.c_str());
+            return kExitUsage;
+          }
   if (!opt.csv.empty()) {
     FILE* f = std::fopen(opt.csv.c_str(), "w");
     if (!f) {
@@ -138,6 +149,15 @@ int run_chapter(Chapter ch, int argc, char** argv) {
       r.kernel = ch.kernels[i].name;
       r.baseline = ch.kernels[i].baseline;
       r.shape = s;
+      if (ch.kernels[i].max_k > 0 && s.K > ch.kernels[i].max_k) {  // left out here: say why
+        std::fprintf(stderr, "%s: left out at K = %d (above %d): %s\n", r.kernel.c_str(), s.K,
+                     ch.kernels[i].max_k, ch.kernels[i].max_k_why.c_str());
+        r.status = "skip";
+        ++skipped;
+        row_of[i] = rows.size();
+        rows.push_back(r);
+        continue;
+      }
       c->poison_output();
       // The verified run, in an NVTX range named after the kernel: the profiling tools ask
       // Nsight Compute for exactly the launches inside it (--nvtx-include NAME/).

@@ -32,6 +32,11 @@ struct KernelEntry {
   std::string baseline;  // name of the kernel it is compared with; "" for none
   Role role = Role::kStep;
   std::string precision;  // its inputs where they differ from the chapter's (chapter 10), or ""
+  // Above this K the kernel's result is not worth checking (chapter 10: unpromoted FP8, whose
+  // error bound passes the result): asked for by name, the program refuses the shape (exit 2,
+  // max_k_why); in `all`, it leaves the kernel out at that shape and says so. 0: no limit.
+  int max_k = 0;
+  std::string max_k_why;
 };
 
 // Buffers and reference for one problem size.

@@ -156,7 +156,11 @@ int run_gemm(const CliSpec& spec, const std::vector<GemmKernelT<T>>& kernels, in
     for (const auto& b : kernels)
       if (!b.launch && b.layout == k.layout && baseline.empty()) baseline = b.name;
     if (baseline == k.name) baseline.clear();
-    ch.kernels.push_back({k.name, baseline, k.launch ? k.role : Role::kBaseline});
+    KernelEntry entry;
+    entry.name = k.name;
+    entry.baseline = baseline;
+    entry.role = k.launch ? k.role : Role::kBaseline;
+    ch.kernels.push_back(entry);
   }
   ch.rate_unit = "TFLOP/s";
   ch.rate_scale = 1e-12;

@@ -39,15 +39,17 @@ VerifyResult verify(const float* got, const float* ref, int rows, int cols, cons
     if (!std::isfinite(g)) ++r.nonfinite;
     double d = std::fabs(g - e);
     // Written so that NaN fails: a comparison with NaN is false.
-    bool ok = finite && d <= tol.atol + tol.rtol * std::fabs(e);
+    const double bound = tol.atol + tol.rtol * std::fabs(e);
+    bool ok = finite && d <= bound;
     if (!ok) {
       ++r.bad;
       if (r.first.size() < 5)
-        r.first.push_back({static_cast<int>(i / cols), static_cast<int>(i % cols), e, g});
+        r.first.push_back({static_cast<int>(i / cols), static_cast<int>(i % cols), e, g, bound});
     }
     if (finite) {
       diff2 += d * d;
       ref2 += e * e;
+      if (bound > 0) r.worst_fraction = std::fmax(r.worst_fraction, d / bound);
     }
   }
   if (r.nonfinite > 0) {
@@ -57,15 +59,30 @@ VerifyResult verify(const float* got, const float* ref, int rows, int cols, cons
   } else {
     r.rel_err = diff2 > 0 ? std::numeric_limits<double>::infinity() : 0.0;
   }
+  r.rel_bound = tol.max_rel_err;
   r.pass = r.bad == 0 && r.rel_err <= tol.max_rel_err;
   return r;
 }
 
 void print_mismatches(FILE* f, const char* kernel, const VerifyResult& r) {
-  std::fprintf(f, "%s: FAIL rel_err=%.3g, %lld element(s) out of tolerance, %lld NaN/Inf\n",
-               kernel, r.rel_err, static_cast<long long>(r.bad),
-               static_cast<long long>(r.nonfinite));
+  const bool norm_failed = r.norm_applied && !(r.rel_err <= r.rel_bound);
+  if (r.bad > 0) {
+    std::fprintf(f, "%s: FAIL: %lld element(s) beyond their bound (%lld NaN/Inf; the worst finite "
+                 "one at %.3g of its bound); norm-wise rel_err %.3g, its bound %.3g%s\n",
+                 kernel, static_cast<long long>(r.bad), static_cast<long long>(r.nonfinite),
+                 r.worst_fraction, r.rel_err, r.rel_bound,
+                 !r.norm_applied ? " (not applied: too few elements)"
+                 : norm_failed  ? " (failed too)"
+                                : " (held)");
+  } else if (!norm_failed && !r.other.empty()) {
+    std::fprintf(f, "%s: FAIL: %s (every element within its bound; norm-wise rel_err %.3g, its "
+                 "bound %.3g)\n", kernel, r.other.c_str(), r.rel_err, r.rel_bound);
+  } else {
+    std::fprintf(f, "%s: FAIL: norm-wise rel_err %.3g > its bound %.3g (every element within "
+                 "its own bound; the worst at %.3g of it)\n",
+                 kernel, r.rel_err, r.rel_bound, r.worst_fraction);
+  }
   for (const auto& m : r.first)
-    std::fprintf(f, "  (row %d, col %d): expected %.8g, got %.8g\n", m.row, m.col, m.expected,
-                 m.got);
+    std::fprintf(f, "  (row %d, col %d): expected %.8g, got %.8g, off by %.3g, bound %.3g\n",
+                 m.row, m.col, m.expected, m.got, std::fabs(m.got - m.expected), m.bound);
 }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 struct Tolerance {
@@ -41,6 +42,7 @@ constexpr double kTypicalTerm = 0.25;
 struct Mismatch {
   int row, col;
   double expected, got;
+  double bound;  // the element's bound: |got - expected| may be at most this
 };
 
 struct VerifyResult {
@@ -49,6 +51,10 @@ struct VerifyResult {
   int64_t bad = 0;          // elements outside the elementwise bound (NaN/Inf included)
   int64_t nonfinite = 0;    // NaN or Inf in the output
   std::vector<Mismatch> first;  // the first few bad elements, in row-major order
+  double rel_bound = 0;        // the norm-wise criterion: rel_err may be at most this
+  bool norm_applied = true;    // false: too few elements for the norm-wise criterion (chapter 10)
+  double worst_fraction = 0;   // the largest |got - expected| / bound over the finite elements
+  std::string other;           // a criterion of the chapter's own that failed (chapter 10), or ""
 };
 
 // got and ref are rows x cols, row-major (leading dimension = cols).
@@ -57,5 +63,6 @@ VerifyResult verify(const float* got, const float* ref, int rows, int cols, cons
 // Root-mean-square of n values.
 double rms(const float* x, int64_t n);
 
-// "kernel: FAIL rel_err=... , 12 of 4096 elements wrong, e.g. (row, col) expected ... got ..."
+// Names the criterion that failed, with both numbers: "kernel: FAIL: 12 element(s) beyond their
+// bound (...)" and the first few, or "kernel: FAIL: norm-wise rel_err 0.53 > its bound 0.01".
 void print_mismatches(FILE* f, const char* kernel, const VerifyResult& r);
