@@ -10,15 +10,16 @@
 
 // The operands an entry multiplies (fp8_gemm.h, GemmProblem).
 enum class Operands { kBf16, kFp8Tensor, kFp8Block };
-// What its epilogue computes: alpha * acc + beta * C, or gelu(that + bias); kBiasGeluRounded
-// allows alpha * acc + beta * C to be rounded to BF16 before the bias is added: the unfused pair,
-// whose first kernel stores D, and cuBLASLt's GELU_BIAS, whose error was the unfused pair's at
-// some small shapes (NOTES.md).
+// What its epilogue computes: alpha * acc + beta * C, or gelu(that + bias); kBiasGeluRounded:
+// alpha * acc + beta * C is rounded to BF16 before the bias is added (the unfused pair, whose first
+// kernel stores D; and cuBLASLt's GELU_BIAS, whose errors say it rounds so too: NOTES.md). Each
+// GELU is checked against its own form (Fp8Entry::gelu_erf; fp8_gemm.h).
 enum class Epilogue { kAlphaBeta, kBiasGelu, kBiasGeluRounded };
-// How it accumulates, which sets its tolerance (chapter10.cu, tolerance_for):
+// How it accumulates, which sets its bound (chapter10.cu, reference_kernel; docs/measuring.md):
 //   kFp32      BF16 products summed in the tensor cores' FP32 (chapters 05-09)
 //   kPromoted  e4m3 products summed by the tensor cores over 128 K, then in FP32 registers
-//   kFp8Fast   e4m3 products summed by the tensor cores over all of K (no promotion)
+//   kFp8Fast   e4m3 products summed by the tensor cores over all of K (no promotion); refused
+//              above K = 65536, where its bound passes a sixth of the result
 enum class Accum { kFp32, kPromoted, kFp8Fast };
 // The cuBLASLt calls the entries time (chapter10.cu, Lt::matmul).
 enum class LtCall { kNone, kBf16, kBf16BiasGelu, kFp8, kFp8Fast, kFp8Block };
@@ -32,6 +33,7 @@ struct Fp8Entry {
   LtCall lt = LtCall::kNone;
   Role role = Role::kStep;
   const char* baseline = "";  // the entry its time is compared with
+  bool gelu_erf = false;      // its GELU is the erf form (the others': the tanh form)
 };
 
 int run_fp8_chapter(const CliSpec& spec, const std::vector<Fp8Entry>& entries, int argc,

@@ -1,5 +1,5 @@
 // Chapter 10's device pieces that every step shares: the BF16 output written through shared
-// memory and a TMA store (store_tile_bf16), the epilogue functors' tanh, and the tensor maps of
+// memory and a TMA store (store_tile_bf16), and the tensor maps of
 // the output and of the FP8 operands. Device only, sm_90a: included by the step files, through
 // 10_fp8_epilogue/kernels.cu.
 //
@@ -21,17 +21,6 @@ constexpr int kBandBf16Cols = 64;                    // 128 bytes of BF16: one s
 constexpr int kBandBf16Bytes = 16 * kBandBf16Cols * 2;  // 2 KiB: 16 rows
 constexpr int kEpiBandsPerWarp = 2;                  // filled while the other is stored
 constexpr int kEpiBytes = 8 * kEpiBandsPerWarp * kBandBf16Bytes;  // 8 consumer warps: 32 KiB
-
-// tanh from the special-function unit: one instruction, a relative error near 2^-11.
-__device__ __forceinline__ float tanh_approx(float x) {
-  float y;
-  asm("tanh.approx.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-__device__ __forceinline__ float gelu_tanh(float x) {
-  const float c = float(kGeluC), k = float(kGeluK);
-  return 0.5f * x * (1.0f + tanh_approx(c * (x + k * x * x * x)));
-}
 
 // One warpgroup's (64, BN) accumulator, the rows from m0 and the columns from n0, through the
 // epilogue functor `epi` into D. The functor reads what it needs per column first, for all the

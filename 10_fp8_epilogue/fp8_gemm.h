@@ -35,17 +35,47 @@ __host__ __device__ constexpr int64_t b_scale_index(int nb, int kb, int K) {
   return int64_t(nb) * b_scale_ld(K) + kb;
 }
 
-// GELU, the tanh form (Hendrycks and Gimpel 2016, eq. 2 approximation):
-//   gelu(x) = x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))
-// (cuBLASLt's CUBLASLT_EPILOGUE_GELU_BIAS does not say which form it computes, and BF16 outputs
-// cannot tell the two apart: README.md, "Why").
-// The kernels take tanh from the MUFU unit (tanh.approx.f32, a relative error near 2^-11, far
-// below a BF16 output's half-ulp, 2^-9); the reference takes it in double.
+// GELU, the tanh form (Hendrycks and Gimpel 2016, the approximation of their section 2):
+//   gelu(x) = x / 2 * (1 + tanh(u)),  u = sqrt(2 / pi) * (x + 0.044715 x^3)
+// computed as the same function written without a subtraction:
+//   (1 + tanh(u)) / 2 = 1 / (1 + e^(-2u)),  so  gelu(x) = x / (1 + e^(-2u)).
+// Written as 1 + tanh(u), the tail cancels: for x below about -3, tanh(u) is near -1 and the sum
+// keeps only the bits of tanh's error (in FP32 with tanh.approx, 20 % off at x = -3; even in
+// double, gelu(-10) came out 0 instead of -1.2e-37). Written with e^(-2u), nothing cancels: the
+// error stays a few FP32 ulps of the result over the whole range (host test
+// gelu_tanh_relative_error, GPU test gelu_range). Where e^(-2u) passes 2^126 (x below about
+// -10, |gelu(x)| < |x| 2^-126, the smallest normal float) the device's fast division returns 0:
+// the one place the error is absolute, below 2^-122 (kGeluFlush).
+//
+// cuBLASLt's CUBLASLT_EPILOGUE_GELU_BIAS does not name its form in its documentation; the check
+// tells the two apart in the tails (at x = -2.5 they are 7 BF16 steps apart; NOTES.md, "Which
+// GELU cuBLASLt computes"). The erf form, gelu(x) = x Phi(x), is gelu_erf_ref.
 constexpr double kGeluC = 0.7978845608028654;  // sqrt(2 / pi)
 constexpr double kGeluK = 0.044715;
-inline double gelu_tanh_ref(double x) {
-  return 0.5 * x * (1.0 + std::tanh(kGeluC * (x + kGeluK * x * x * x)));
+// The device's GELU, relative to the exact function of its FP32 input, at most kGeluRelErr, or
+// kGeluFlush * |x| where it flushes to zero. The largest part is the FP32 rounding of 2u, which
+// e^(-2u) multiplies by 2u (up to 87 before the flush): 87 * 2^-24 = 2^-17.6. The host test
+// measures 2^-16.8 with libm's exp; the GPU test (gelu_range) the device's own; 2^-14 leaves
+// room and is still 64 times below a BF16 output's half-ulp (2^-8).
+constexpr double kGeluRelErr = 1.0 / (1 << 14);
+constexpr double kGeluFlush = 1.1754943508222875e-38;  // 2^-126
+__host__ __device__ inline float gelu_tanh(float x) {
+  const float two_u = 2.0f * float(kGeluC) * (x + float(kGeluK) * x * x * x);
+#ifdef __CUDA_ARCH__
+  return __fdividef(x, 1.0f + __expf(-two_u));  // ex2.approx and rcp.approx: two MUFU ops
+#else
+  return x / (1.0f + std::exp(-two_u));
+#endif
 }
+// The same form in double: the check's reference.
+inline double gelu_tanh_ref(double x) {
+  return x / (1.0 + std::exp(-2.0 * kGeluC * (x + kGeluK * x * x * x)));
+}
+// The erf form: x Phi(x), Phi the standard normal CDF (erfc: no cancellation in the left tail).
+inline double gelu_erf_ref(double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }
+// The largest |gelu'(x)| of the tanh form, over all x (at x near 2.1; the erf form's is 1.129
+// too): an error e in x moves gelu(x) by at most 1.13 e.
+constexpr double kGeluMaxSlope = 1.13;
 
 // What the program hands a launcher: every operand form, the epilogue's inputs, and D.
 struct GemmProblem {

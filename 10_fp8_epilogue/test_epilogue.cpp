@@ -1,5 +1,5 @@
-// Chapter 10's host-side functions: the layout of the fine-grained scales (fp8_gemm.h), GELU's
-// tanh form, and the epilogue's band in shared memory (epilogue.cuh writes BF16 pairs at
+// Chapter 10's host-side functions: the layout of the fine-grained scales (fp8_gemm.h), GELU
+// (its form, its error over the whole range, its slope), and the epilogue's band in shared memory (epilogue.cuh writes BF16 pairs at
 // swizzle128_offset: no bank twice in one warp store).
 #include <cmath>
 #include <set>
@@ -36,20 +36,65 @@ TEST(fp8_scales, blocks_cover_every_element_once) {
   CHECK_EQ(b_scale_index(2, 5, 4096) - b_scale_index(2, 4, 4096), 1);
 }
 
+// The tanh form, in the form the kernels compute (x / (1 + e^(-2u))), against the textbook
+// spelling where that does not cancel, and in the tails against a long double of the same form.
 TEST(fp8_epilogue, gelu_tanh_values) {
   CHECK_EQ(gelu_tanh_ref(0.0), 0.0);
-  // Far out, GELU is x (right) and 0 (left).
-  CHECK(std::fabs(gelu_tanh_ref(10.0) - 10.0) < 1e-12);
-  CHECK(std::fabs(gelu_tanh_ref(-10.0)) < 1e-12);
-  // The tanh form stays within 5e-4 of the exact x Phi(x) (Hendrycks and Gimpel): a BF16 output
-  // of magnitude near 1 has a half-ulp of 2^-9 = 2e-3, so the two forms round mostly alike.
-  double worst = 0;
-  for (double x = -6; x <= 6; x += 1.0 / 64) {
-    const double exact = 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
-    worst = std::fmax(worst, std::fabs(gelu_tanh_ref(x) - exact));
+  for (double x = -2; x <= 10; x += 1.0 / 16) {  // 1 + tanh(u) does not cancel here
+    const double u = kGeluC * (x + kGeluK * x * x * x);
+    CHECK(std::fabs(gelu_tanh_ref(x) - 0.5 * x * (1 + std::tanh(u))) <= 1e-15 * (1 + std::fabs(x)));
   }
-  CHECK(worst < 5e-4);
-  CHECK(worst > 1e-4);  // but they are two functions
+  for (double x = -12; x <= -2; x += 1.0 / 16) {  // the left tail: relative, to the last bits
+    const long double u = kGeluC * (x + kGeluK * x * x * x);
+    const long double want = x / (1.0L + std::exp(-2.0L * u));
+    CHECK(std::fabs(gelu_tanh_ref(x) - double(want)) <= 1e-14 * std::fabs(double(want)));
+    CHECK(gelu_tanh_ref(x) < 0);  // never rounded to 0 in double: gelu(-12) is about -1e-59
+  }
+  CHECK(std::fabs(gelu_tanh_ref(10.0) - 10.0) < 1e-12);  // far right, GELU is x
+}
+
+// kGeluMaxSlope bounds |gelu'(x)| everywhere (the check multiplies a pre-activation's error by it).
+TEST(fp8_epilogue, gelu_slope_is_bounded) {
+  double worst = 0;
+  const double h = 1e-6;
+  for (double x = -12; x <= 12; x += 1.0 / 1024)
+    worst = std::fmax(worst, std::fabs(gelu_tanh_ref(x + h) - gelu_tanh_ref(x - h)) / (2 * h));
+  CHECK(worst <= kGeluMaxSlope);
+  CHECK(worst > 1.12);
+}
+
+// The FP32 function the kernels call (host spelling: libm's exp where the device takes the
+// special-function unit; the GPU test gelu_range checks the device's) within kGeluRelErr of the
+// reference over the whole range, tails included, and so within one BF16 ulp after rounding. The
+// textbook spelling 0.5 x (1 + tanh(u)), even with a correctly rounded FP32 tanh, is not: at
+// x = -5 it is 30 % off, at x = -6 it returns 0.
+TEST(fp8_epilogue, gelu_tanh_relative_error) {
+  double worst = 0;
+  for (double x = -14; x <= 14; x += 1.0 / 512) {
+    const float xf = float(x);
+    const double want = gelu_tanh_ref(xf), got = gelu_tanh(xf);
+    const double bound = kGeluRelErr * std::fabs(want) + kGeluFlush * std::fabs(xf);
+    CHECK(std::fabs(got - want) <= bound);
+    if (std::fabs(want) > 1e-30) worst = std::fmax(worst, std::fabs(got - want) / std::fabs(want));
+    const double rounded = __bfloat162float(__float2bfloat16_rn(float(got)));
+    CHECK(std::fabs(rounded - want) <= (1.0 / 256 + 2 * kGeluRelErr) * std::fabs(want) +
+                                           2 * kGeluFlush * std::fabs(xf));
+  }
+  CHECK(worst < 1.0 / (1 << 15));  // measured here: 2^-16.8, at x near -8.9
+  const auto cancelling = [](float x) {
+    return 0.5f * x * (1.0f + std::tanh(float(kGeluC) * (x + float(kGeluK) * x * x * x)));
+  };
+  CHECK(std::fabs(cancelling(-5.0f) - gelu_tanh_ref(-5.0f)) > 0.25 * std::fabs(gelu_tanh_ref(-5.0f)));
+  CHECK(cancelling(-6.0f) == 0.0f);  // gelu(-6) is -8.4e-11
+}
+
+// The two forms are two functions: at x = -2.5 they lie 7 BF16 steps apart, so a check that
+// reaches the tails tells which one a library computes.
+TEST(fp8_epilogue, gelu_forms_differ_in_the_tail) {
+  const double t = gelu_tanh_ref(-2.5), e = gelu_erf_ref(-2.5);
+  const double step = std::ldexp(1.0, std::ilogb(std::fabs(t)) - 7);  // BF16's ulp there
+  CHECK(std::fabs(t - e) > 5 * step);
+  CHECK(std::fabs(gelu_erf_ref(1.0) - 0.8413447460685429) < 1e-15);  // 1 * Phi(1)
 }
 
 TEST(fp8_epilogue, band_writes_meet_no_bank_twice) {

@@ -84,6 +84,11 @@ LESSON = {
         "the last wave is not split yet: with fewer tiles than SMs, or a part-filled last wave, "
         "most SMs sit idle while a few walk all of K; cut each of the last wave's R = tiles "
         "mod SMs tiles into min(SMs / R, K-tiles) slices of K, one block each",
+    "ex_block_promote":
+        "the promotion costs more than one FFMA a register: take each register's multiplier "
+        "from its row (registers 4j, 4j + 1 row m, 4j + 2, 4j + 3 row m + 8) in an unrolled "
+        "loop with compile-time indices, with no branch, division or shared-memory read per "
+        "register",
 }
 
 SANITIZER_TOOLS = ("racecheck", "synccheck")

@@ -705,21 +705,30 @@ def ceilings_table(data, o):
 
 
 def errors_table(data, o):
-    """Norm-wise errors against the exact product, from the record's errors.csv (the program's
-    --check --csv rows, tools/fp8_errors.sh): one row a kernel, one column a shape."""
+    """Errors against the exact product and the share of the bound they used, from the record's
+    errors.csv (tools/fp8_errors.sh; gpu=SLUG for another GPU's record): one row a kernel, one
+    column a shape. A cell is the
+    norm-wise error, then in brackets the largest |error| / bound of any element; "left out"
+    where the program refuses the kernel (unpromoted FP8 above K = 65536)."""
+    if "gpu" in o:  # gpu=SLUG: that GPU's record folder beside the primary's
+        data = Data(record_dir(o["gpu"][0], os.path.dirname(data.results)))
     path = os.path.join(data.results, "errors.csv")
     if not os.path.exists(path):
         raise KeyError(f"{data.where}/errors.csv is missing (tools/fp8_errors.sh)")
     rows, meta = read_csv(path)
     at = {(r["kernel"], f"{r['M']}x{r['N']}x{r['K']}"): r for r in rows}
-    for k in o["kernels"]:
-        for s in o["shapes"]:
-            if (k, s) not in at:
-                raise KeyError(f"{data.where}/errors.csv has no {k} at {s}")
-    body = [[f"`{k}`"] + [f"{float(at[(k, s)]['rel_err']):.2e}" for s in o["shapes"]]
-            for k in o["kernels"]]
+
+    def cell(k, s):
+        if (k, s) not in at:
+            if int(s.split("x")[2]) > 65536:
+                return "left out"
+            raise KeyError(f"{data.where}/errors.csv has no {k} at {s}")
+        r = at[(k, s)]
+        return f"{float(r['rel_err']):.2e} ({100 * float(r['worst_element_fraction']):.0f} %)"
+    body = [[f"`{k}`"] + [cell(k, s) for s in o["shapes"]] for k in o["kernels"]]
     return [f"*{gpu_name(meta)}, CUDA {cuda_version(meta)}: `{data.where}/errors.csv`; "
-            "‖D − exact‖ / ‖exact‖ of the BF16 output.*", ""] + table(
+            "‖D − exact‖ / ‖exact‖ of the BF16 output, and (in brackets) the largest share of "
+            "its own bound that any element used.*", ""] + table(
         ["kernel"] + [shape_name(s) for s in o["shapes"]], body)
 
 

@@ -1,5 +1,5 @@
-// Chapter 10, step 2: bias_gelu. Step 1's kernel with a bias per column and GELU (the tanh form;
-// BF16 outputs cannot tell it from the erf form: README.md) applied in registers before the BF16
+// Chapter 10, step 2: bias_gelu. Step 1's kernel with a bias per column and GELU (the tanh form,
+// written without cancellation: fp8_gemm.h, gelu_tanh) applied in registers before the BF16
 // rounding:
 //   D = gelu(alpha * A Bᵀ + beta * C + bias)
 // The kernel is step 1's; only the epilogue functor is new. Unfused, the same result takes step
