@@ -578,6 +578,88 @@ def gpus_table(data, o):
     return lines + [""] + table(head, body)
 
 
+def many_gpus_table(data, o):
+    """Chapter 11's layers on many GPUs, from a multi-GPU record folder beside the primary's
+    (record=SLUG, e.g. h100-x4: many_gpus.csv from 11_many_gpus/bench.sh, torch_tpG.csv from
+    11_many_gpus/torch_async_tp.py, topology.txt from nvidia-smi). layer=ag|rs, gpus=4,2 (the
+    TP sizes, in the order of the rows), shapes=MxNxK,... (default: every shape recorded, in
+    the CSV's order). Per row: the slowest rank's median ms of the GEMM alone, the
+    communication alone, the limit max(GEMM, comm), then each step and PyTorch's fused
+    async-TP as ms (time / limit; unfused / time)."""
+    slug = (o.get("record") or [""])[0]
+    if not re.match(r"^[a-z0-9][a-z0-9-]*$", slug):
+        raise KeyError(f"many_gpus: record='{slug}' is no record folder's name (e.g. h100-x4)")
+    layer = (o.get("layer") or [""])[0]
+    if layer not in ("ag", "rs"):
+        raise KeyError(f"many_gpus: layer='{layer}', expected ag or rs")
+    root = os.path.dirname(data.results)
+    folder = record_dir(slug, root)
+    rel = os.path.relpath(folder, ROOT)
+    where = folder if rel.startswith("..") else rel
+    path = os.path.join(folder, "many_gpus.csv")
+    if not os.path.exists(path):
+        raise KeyError(f"{where}/many_gpus.csv is missing (11_many_gpus/bench.sh writes it)")
+    rows, meta = read_csv(path)
+    at = {}
+    for r in rows:
+        if r["layer"] == layer:
+            at[(r["gpus"], f"{r['M']}x{r['N']}x{r['K']}", r["step"])] = r
+    gpus = o.get("gpus") or sorted({k[0] for k in at}, key=int)
+    shapes = o.get("shapes") or list(dict.fromkeys(k[1] for k in at))
+    torch, tmeta = {}, {}
+    for g in gpus:
+        tpath = os.path.join(folder, f"torch_tp{g}.csv")
+        if os.path.exists(tpath):
+            trows, tmeta[g] = read_csv(tpath)
+            for r in trows:
+                if r["layer"] == layer:
+                    torch[(r["gpus"], f"{r['M']}x{r['N']}x{r['K']}", r["step"])] = r
+    steps = ["unfused", "chunked"] + (["copy_engine"] if layer == "ag" else [])
+
+    def ms(table, g, s, step, name):
+        r = table.get((g, s, step))
+        if r is None:
+            raise KeyError(f"{where}/{name} has no {layer} {step} at {s} on {g} GPUs")
+        if r.get("status", "") == "FAIL":
+            raise KeyError(f"{where}/{name}: {layer} {step} at {s} on {g} GPUs failed its check")
+        return float(r["ms_median"])
+
+    def cell(t, limit, unfused):
+        x = f"{fmt_ms(t)} ({t / limit:.2f}×"
+        return x + (")" if unfused is None else f"; {unfused / t:.2f}×)")
+    body = []
+    for g in gpus:
+        for s in shapes:
+            gemm = ms(at, g, s, "gemm", "many_gpus.csv")
+            comm = ms(at, g, s, "comm", "many_gpus.csv")
+            limit = max(gemm, comm)
+            unfused = ms(at, g, s, "unfused", "many_gpus.csv")
+            cells = [g, shape_name(s), fmt_ms(gemm), fmt_ms(comm), fmt_ms(limit),
+                     cell(unfused, limit, None)]
+            cells += [cell(ms(at, g, s, st, "many_gpus.csv"), limit, unfused) for st in steps[1:]]
+            if (g, s, "fused") in torch:
+                cells.append(cell(ms(torch, g, s, "fused", f"torch_tp{g}.csv"), limit, unfused))
+            else:
+                cells.append("not run")
+            body.append(cells)
+    model = re.sub(r"^\s*\d+\s*x\s*", "", meta.get("device", "?")).split(",")[0]
+    topo = os.path.join(folder, "topology.txt")
+    count = (sum(1 for line in open(topo) if re.match(r"GPU \d+:", line))
+             if os.path.exists(topo) else max(int(g) for g in gpus))
+    cuda = re.search(r"CUDA runtime ([\d.]+)", meta.get("versions", ""))
+    nccl = re.search(r"NCCL header [\d.]+, runtime ([\d.]+)", meta.get("versions", ""))
+    tv = {re.search(r"torch ([^,]+)", m.get("versions", "")).group(1)
+          for m in tmeta.values() if re.search(r"torch ([^,]+)", m.get("versions", ""))}
+    sources = ", ".join(f"`torch_tp{g}.csv`" for g in gpus if g in tmeta)
+    head = ["TP", "layer M×N×K", "GEMM alone", "comm alone", "limit", "unfused"]
+    head += [st.replace("_", " ") for st in steps[1:]] + ["PyTorch fused"]
+    return [f"*{count} × {model}, CUDA {cuda.group(1) if cuda else '?'}, NCCL "
+            f"{nccl.group(1) if nccl else '?'}: `{where}/many_gpus.csv`"
+            + (f"; PyTorch {', '.join(sorted(tv))}: {sources}" if sources else "")
+            + ". The slowest rank's median ms; after each step's ms: (its time ÷ the limit; "
+            "unfused ÷ its time, above 1 where faster than unfused).*", ""] + table(head, body)
+
+
 def flush_table(data, o):
     """The L2 flush two ways (tools/flush_compare.py, the record's flush.csv): per case, the
     median over its runs of the kernel's and its baseline's time and of the ratio."""
@@ -783,6 +865,8 @@ def render(kind, o, data, doc=os.path.join(ROOT, "README.md")):
         return ceilings_table(data, o)
     if kind == "errors":
         return errors_table(data, o)
+    if kind == "many_gpus":
+        return many_gpus_table(data, o)
     raise KeyError(f"unknown table kind '{kind}'")
 
 

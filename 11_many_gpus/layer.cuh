@@ -1,0 +1,135 @@
+// Chapter 11: a rank (one GPU, its NCCL communicator and streams), the two layers' buffers on
+// it, and the pieces every step shares: the GEMM (chapter 09's answer, launch_hopper), the fork
+// and join of the streams, and a bounded wait. The splits themselves are in many_gpus.cuh.
+//
+// One process per GPU (main.cu forks them): chapter 09's launchers keep per-process state (the
+// shared-memory opt-in, done once per kernel; the split tiles' workspace and the padded operands,
+// grown and kept; the tuned choice per shape and its timer), all of it on the device that was
+// current at the first call. One device per process keeps every piece of it on that device.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include "11_many_gpus/many_gpus.cuh"
+#include "09_every_shape/schedule.cuh"  // launch_hopper
+#include "common/check.h"
+
+#define NCCL_CHECK(expr)                                                                      \
+  do {                                                                                        \
+    ncclResult_t r_ = (expr);                                                                 \
+    if (r_ != ncclSuccess) {                                                                  \
+      std::fprintf(stderr, "error: %s failed: %s (%s) at %s:%d\n", #expr,                    \
+                   ncclGetErrorString(r_), ncclGetLastError(nullptr), __FILE__, __LINE__);    \
+      std::exit(1);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+// One GPU of the layer. Two streams: chapter 09's launchers launch on stream 0, the legacy
+// default stream (they take no stream argument), so the GEMMs run there; NCCL runs on
+// comm_stream, created non-blocking, because the legacy stream waits for every *blocking*
+// stream of its device before each launch and would serialize the overlap we are after. The
+// streams are ordered with events only (fork_comm, join_comm).
+struct Rank {
+  int rank = 0, gpus = 1, device = 0;
+  ncclComm_t comm = nullptr;
+  cudaStream_t comm_stream = nullptr;  // NCCL and the copies
+  cudaStream_t sum_stream = nullptr;   // step 2's reduce-scatter sums, beside both
+  std::vector<cudaStream_t> copy_streams;  // step 3: one per peer (G - 1), non-blocking
+  double wait_s = 600;                 // the bounded wait's limit (--timeout)
+  std::vector<cudaEvent_t> pool;       // ordering events, reused by every launch
+  size_t next = 0;
+  // An ordering event (no timing). A launch starts with reset(): recording an event again is
+  // safe once every wait on it has been enqueued (a wait takes the event's state at that call).
+  cudaEvent_t event() {
+    if (next == pool.size()) {
+      cudaEvent_t e;
+      CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      pool.push_back(e);
+    }
+    return pool[next++];
+  }
+  void reset() { next = 0; }
+};
+
+// `to` waits for what `from` has enqueued so far.
+inline void stream_waits(Rank& rk, cudaStream_t to, cudaStream_t from) {
+  cudaEvent_t e = rk.event();
+  CUDA_CHECK(cudaEventRecord(e, from));
+  CUDA_CHECK(cudaStreamWaitEvent(to, e, 0));
+}
+// Every launch begins on stream 0 and ends there: the side streams first wait for stream 0's
+// earlier work (the inputs, the timer's start event), and stream 0 waits for them at the end,
+// so that an event recorded on stream 0 after the launch covers all of it.
+inline void fork_streams(Rank& rk) {
+  stream_waits(rk, rk.comm_stream, 0);
+  stream_waits(rk, rk.sum_stream, 0);
+}
+inline void join_streams(Rank& rk) {
+  stream_waits(rk, 0, rk.comm_stream);
+  stream_waits(rk, 0, rk.sum_stream);
+}
+
+// C (M, N) = A (M, K) Bt (N, K)^T on stream 0: chapter 09's answer (launch_hopper: a tile and a
+// schedule per shape, timed on its first call; main.cu calls every shape once before timing).
+// An empty product writes nothing; K = 0 (a K slice a rank did not get) writes zeros.
+inline void gemm(int64_t M, int64_t N, int64_t K, const bf16* A, const bf16* Bt, float* C) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {
+    CUDA_CHECK(cudaMemsetAsync(C, 0, size_t(M) * N * sizeof(float), 0));
+    return;
+  }
+  launch_hopper(int(M), int(N), int(K), A, Bt, C);
+}
+
+// Waits for event e, checking NCCL's asynchronous errors every millisecond. On an NCCL error,
+// or when rk.wait_s pass first (a peer that died or never joined leaves NCCL's kernels spinning),
+// one line names the rank and what it waited for; the communicator is aborted (which ends its
+// kernels) and the process exits 1. main.cu's parent process stops the other ranks then.
+void wait_bounded(Rank& rk, cudaEvent_t e, const char* what);
+
+// The column-parallel layer ("ag") on rank r: C_r (M, N_r) = A (M, K) W_r^T.
+struct AgLayer {
+  int M = 0, N = 0, K = 0;  // the whole layer
+  int64_t S = 0;            // rows of a shard (shard_rows); A padded to G S rows
+  Range n;                  // this rank's rows of W: columns n of C
+  int pieces = 1;           // step 2: pieces a shard
+  const bf16* a_shard;      // (S, K): rows [r S, r S + S) of A, zero past M
+  bf16* a_full;             // (G S, K): the gathered A
+  const bf16* w;            // (N_r, K): rows n of W
+  float* c;                 // (M, N_r): the output
+  const bf16* peer_shard[8] = {};  // step 3: every rank's a_shard, opened through CUDA IPC
+};
+
+// The row-parallel layer ("rs") on rank r: out_r (S, N) = rows [r S, r S + S) of
+// sum_s A[:, k_s] W[:, k_s]^T.
+struct RsLayer {
+  int M = 0, N = 0, K = 0;
+  int64_t S = 0;
+  Range k;                  // this rank's K slice
+  int pieces = 1;
+  const bf16* a;            // (M, K_r): columns k of A
+  const bf16* w;            // (N, K_r): columns k of W
+  float* partial;           // step 1: (G S, N), this rank's partial; rows past M zero
+  float* send;              // step 2: (G, S, N): slot j, the rows sent at step j
+  float* recv;              // step 2: (G, S, N): slot j, the rows received at step j
+  float* out;               // (S, N): the output (rows past M: padding, not compared)
+};
+
+// The steps (steps/), each enqueued on this rank's streams, beginning and ending on stream 0.
+// The pieces timed beside them: the GEMM alone and NCCL's collective alone, on the same buffers.
+void launch_ag_unfused(Rank& rk, const AgLayer& l);    // 1: ncclAllGather, then the GEMM
+void launch_rs_unfused(Rank& rk, const RsLayer& l);    // 1: the GEMM, then ncclReduceScatter
+void launch_ag_chunked(Rank& rk, const AgLayer& l);    // 2: pieces; the GEMM of one while the next moves
+void launch_ag_copy_engine(Rank& rk, const AgLayer& l);  // 3: the pieces pulled by copy engines
+void launch_rs_chunked(Rank& rk, const RsLayer& l);    // 2: the same, the sums in a fixed order
+void launch_ag_gemm(Rank& rk, const AgLayer& l);
+void launch_rs_gemm(Rank& rk, const RsLayer& l);
+void launch_ag_comm(Rank& rk, const AgLayer& l);
+void launch_rs_comm(Rank& rk, const RsLayer& l);
