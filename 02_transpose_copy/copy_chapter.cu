@@ -84,7 +84,13 @@ int run_copy_chapter(const CliSpec& spec, const std::vector<CopyKernel>& kernels
   Chapter ch;
   ch.cli = spec;
   ch.cli.has_k = false;  // sizes are rows x cols: --m rows, --n cols
-  for (const CopyKernel& k : kernels) ch.kernels.push_back({k.name, k.baseline, k.role});
+  for (const CopyKernel& k : kernels) {
+    KernelEntry entry;
+    entry.name = k.name;
+    entry.baseline = k.baseline;
+    entry.role = k.role;
+    ch.kernels.push_back(entry);
+  }
   ch.rate_unit = "GB/s";
   ch.rate_scale = 1e-9;
   ch.device_bytes = [](const Shape& s) {
