@@ -104,7 +104,7 @@ struct AgLayer {
   bf16* a_full;             // (G S, K): the gathered A
   const bf16* w;            // (N_r, K): rows n of W
   float* c;                 // (M, N_r): the output
-  const bf16* peer_shard[8] = {};  // step 3: every rank's a_shard, opened through CUDA IPC
+  const bf16* peer_shard[8] = {};  // (kMaxGpus) step 3: every rank's a_shard, opened through CUDA IPC
 };
 
 // The row-parallel layer ("rs") on rank r: out_r (S, N) = rows [r S, r S + S) of

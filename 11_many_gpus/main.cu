@@ -65,8 +65,8 @@ struct Shared {
   Probe probe;
   ncclUniqueId id;
   std::atomic<int> id_ready;
-  std::atomic<int64_t> beat;
-  cudaIpcMemHandle_t shard_handle[kMaxGpus];  // step 3: each rank's a_shard, for its peers  // counts the ranks' finished waits: the parent's sign of progress
+  std::atomic<int64_t> beat;  // counts the ranks' finished waits: the parent's sign of progress
+  cudaIpcMemHandle_t shard_handle[kMaxGpus];  // step 3: each rank's a_shard, for its peers
   int rows = 0, gpus = 0;
   RowSlot slot[1];  // rows x gpus, row-major (sized at the mapping)
   RowSlot& at(int row, int rank) { return slot[size_t(row) * gpus + rank]; }
