@@ -12,8 +12,8 @@
 enum class Operands { kBf16, kFp8Tensor, kFp8Block };
 // What its epilogue computes: alpha * acc + beta * C, or gelu(that + bias); kBiasGeluRounded:
 // alpha * acc + beta * C is rounded to BF16 before the bias is added (the unfused pair, whose first
-// kernel stores D; and cuBLASLt's GELU_BIAS, whose errors say it rounds so too: NOTES.md). Each
-// GELU is checked against its own form (Fp8Entry::gelu_erf; fp8_gemm.h).
+// kernel stores D; and cuBLASLt's GELU_BIAS, whose errors say it rounds so too: NOTES.md). Every
+// GELU here, cuBLASLt's included, is the tanh form (fp8_gemm.h; the tail tests tell the forms apart).
 enum class Epilogue { kAlphaBeta, kBiasGelu, kBiasGeluRounded };
 // How it accumulates, which sets its bound (chapter10.cu, reference_kernel; docs/measuring.md):
 //   kFp32      BF16 products summed in the tensor cores' FP32 (chapters 05-09)
@@ -33,7 +33,6 @@ struct Fp8Entry {
   LtCall lt = LtCall::kNone;
   Role role = Role::kStep;
   const char* baseline = "";  // the entry its time is compared with
-  bool gelu_erf = false;      // its GELU is the erf form (the others': the tanh form)
 };
 
 int run_fp8_chapter(const CliSpec& spec, const std::vector<Fp8Entry>& entries, int argc,
