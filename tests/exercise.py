@@ -17,10 +17,11 @@ give the arguments); by hand, for example:
 
 Exit 77 (Meson: SKIP) with one line while the exercise is not written, or without a GPU.
 Exit 1 (FAIL) when it fails verification (the program names the first wrong elements: row,
-column, expected, got), when a second run gives other bits (--twice), when a barrier wait of
-chapter 08 times out (the exercise build bounds its waits, hopper_ptx.cuh: one line names the
-barrier, the stage and the phase), when compute-sanitizer reports a hazard that the step's own
-kernel does not have, or when it is correct but slow (below). Exit 0 when it passes.
+column, expected, got), when its host check rejects the plan before launching (chapter 09: one
+line names the plan's problem), when a second run gives other bits (--twice), when a barrier
+wait of chapter 08 times out (the exercise build bounds its waits, hopper_ptx.cuh: one line
+names the barrier, the stage and the phase), when compute-sanitizer reports a hazard that the
+step's own kernel does not have, or when it is correct but slow (below). Exit 0 when it passes.
 
 The verdict. A correct answer is timed next to STEP_KERNEL, the step it rebuilds, and the
 ratio of the times is printed with a sentence on the lesson. An answer more than 1.5x slower
@@ -234,6 +235,10 @@ def main(argv):
                   "stage's full barrier and starts copies into it while the last ones are in "
                   "flight. Check the full-barrier wait's parity and that each stage is released "
                   "once, after its wgmma are done")
+        elif f"{kernel}: the plan for " in out:
+            print(f"FAIL: {kernel}'s plan was rejected on the host before any launch (the line "
+                  "above says what is wrong with it: a K-tile computed twice or by no block, an "
+                  "empty slice, more blocks than SMs); nothing ran, so no element was compared")
         elif "a second run on the same input gave other bits" in out:
             print(f"FAIL: {kernel} is within the tolerance, but not deterministic: the same "
                   "input twice gave other bits (above). Add each element's partials in one "

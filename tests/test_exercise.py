@@ -2,10 +2,10 @@
 """Host test of tests/exercise.py's judgement, without a GPU: a stand-in chapter program and a
 stand-in compute-sanitizer (written to a temporary folder) play each outcome, and exercise.py
 must give each its exit code and its sentence: SKIP while unwritten, FAIL on wrong values, on
-other bits the second time (--twice), on a timed-out barrier wait, on a sanitizer hazard the
-step does not have, and on a correct answer more than 1.5x slower than its step in both the
-median and the fastest run; PASS at the step's speed, with a disturbed timing, and with a
-hazard the step's own kernel has too.
+a plan its host check rejects (chapter 09), on other bits the second time (--twice), on a
+timed-out barrier wait, on a sanitizer hazard the step does not have, and on a correct answer
+more than 1.5x slower than its step in both the median and the fastest run; PASS at the
+step's speed, with a disturbed timing, and with a hazard the step's own kernel has too.
 
 usage: test_exercise.py tests/exercise.py      (meson test -C build 'host exercise verdicts')
 """
@@ -23,6 +23,10 @@ if "--check" in a:
         print("exercise not written yet: edit x.cuh", file=sys.stderr); sys.exit(77)
     if mode == "wrong":
         print("17x19x23 ex: 3 of 323 elements wrong", file=sys.stderr); sys.exit(1)
+    if mode == "plan":
+        k = a[a.index("--kernel") + 1]
+        print(f"{k}: the plan for 4 tiles of 8 K-tiles on 132 SMs: tile 0, K-tile 3: computed "
+              "by no block", file=sys.stderr); sys.exit(1)
     if mode == "bits" and "--twice" in a:
         print("9x9x9 ex: a second run on the same input gave other bits", file=sys.stderr)
         sys.exit(1)
@@ -60,6 +64,7 @@ sys.exit(subprocess.run(a[a.index("--error-exitcode") + 2:]).returncode)
 CASES = [
     ("unwritten", "", [], 77, "exercise not written yet"),
     ("wrong", "", [], 1, "failed verification"),
+    ("plan", "", [], 1, "plan was rejected on the host before any launch"),
     ("bits", "", ["--twice"], 1, "not deterministic"),
     ("ok", "", ["--twice"], 0, "same bits when run twice"),
     ("hang", "", [], 1, "waited on a barrier phase that never completed"),

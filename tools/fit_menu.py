@@ -15,8 +15,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SWEEP = os.path.join(HERE, "..", "09_every_shape", "experiments", "menu_sweep_%s.csv")
 MENU = [(128, 256), (128, 192), (128, 144), (64, 128), (64, 64)]  # kMenu
 # The kernel of each menu tile: step 3's menu_kernel for the 128-row tiles, step 5's
-# one_wg_kernel for the 64-row ones (the sweep's other rows, step 8's 64-row tiles, are there to
-# compare).
+# one_wg_kernel for the 64-row ones (the sweep's other rows, step 4's two_acc_kernel on the
+# 64-row tiles, are there to compare).
 KERNEL = {"m128x256": (128, 256), "m128x192": (128, 192), "m128x144": (128, 144),
           "wg1_64x128": (64, 128), "wg1_64x64": (64, 64)}
 # schedule.cuh; dram_tb_s: kDramShare (0.9) of the H100 SXM's 3.35 TB/s, where the sweep ran

@@ -219,7 +219,8 @@ def caption(data, meta, name, what):
 
 
 # The measured ceiling each kind of work is held against (ceilings.csv): BF16 against the
-# chip's tensor-core peak, wgmma where the GPU has it (sm_90), else mma.sync.
+# tensor cores' measured rate, wgmma where the GPU has it (sm_90), else mma.sync. A measured
+# ceiling, not the datasheet's figure (docs/measuring.md, "% of peak", shows both).
 PEAK_OF = {"fp32": ["fma_fp32"], "bf16": ["wgmma_bf16", "mma_sync_bf16"],
            "fp8": ["wgmma_fp8_e4m3"], "copy": ["copy"]}
 PEAK_WORDS = {"fp32": "FP32 rows", "bf16": "BF16 rows", "fp8": "FP8 rows", "copy": "copies"}
@@ -299,7 +300,7 @@ class Data:
         """The caption line that says what % of peak is measured against."""
         if not self.ceilings:
             against = "; ".join(f"{PEAK_WORDS[p]} against `{PEAK_OF[p][0]}`" +
-                                (", the tensor-core peak" if p == "bf16" else "")
+                                (", the tensor cores' measured rate" if p == "bf16" else "")
                                 for p in precisions)
             return (f"*% of peak ({against}): no ceilings recorded for this GPU "
                     f"(`{self.where}/ceilings.csv`).*")
@@ -313,7 +314,7 @@ class Data:
             note = ""
             if p == "bf16":
                 note = (", the tensor cores' measured rate" if c[0] == "wgmma_bf16" else
-                        ", the chip's tensor-core peak here (no `wgmma_bf16` recorded)")
+                        ", the tensor cores' measured rate here (no `wgmma_bf16` recorded)")
             parts.append(f"{PEAK_WORDS[p]} against `{c[0]}` ({rate} {c[2]}{note})")
         return (f"*% of peak: of the measured ceilings (`{self.where}/ceilings.csv`): " +
                 "; ".join(parts) + ".*")

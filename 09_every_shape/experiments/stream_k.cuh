@@ -1,5 +1,5 @@
 // Chapter 09, an experiment (--kernel sweep): stream_k and stream_k128. Step 2's kernel on
-// Stream-K's schedule (plan_stream_k, hopper.cuh): all K-tiles of all output tiles are dealt
+// Stream-K's schedule (plan_stream_k, schedule.cuh): all K-tiles of all output tiles are dealt
 // evenly to the blocks, so no block idles in a last partial wave, whatever the number of tiles.
 // A block's range may begin inside a tile (that later part goes to the workspace, slot b, and a
 // flag says it is there) and end inside another (the tile's first part: the block owns the

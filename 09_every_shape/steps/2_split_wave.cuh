@@ -1,5 +1,5 @@
 // Chapter 09, step 2: split_wave and split_wave128. Step 1's kernel on plan_wave's
-// schedule (hopper.cuh): the tiles of the full waves go whole, as before; the R tiles of the
+// schedule (schedule.cuh): the tiles of the full waves go whole, as before; the R tiles of the
 // last, partial wave are each cut into S slices of K, so that R S blocks share the last wave
 // instead of R. The slices of a tile meet in a workspace: each block stores its partial tile,
 // counts itself in, waits for the tile's other S - 1 blocks, then sums 1/S of the tile over the

@@ -30,8 +30,8 @@ constexpr int kTileBytes128 = 128 * kSwizzleBytes;
 constexpr int kWsBM = 128, kWsBN = 256, kWsStages = 4;
 constexpr int kWsABytes = kWsBM * kSwizzleBytes, kWsBBytes = kWsBN * kSwizzleBytes;
 constexpr int kWsStageBytes = kWsABytes + kWsBBytes;
-// Steps 5 and 6: the tile's width BN a template argument (128 or 256), the A tile still 128
-// rows: a stage is both tiles.
+// Chapter 09's steps 1 and 2: the tile's width BN a template argument (128 or 256), the A
+// tile still 128 rows: a stage is both tiles.
 template <int BN>
 constexpr int kTileStageBytes = kWsABytes + BN * kSwizzleBytes;
 

@@ -1,8 +1,9 @@
 // Chapter 08's PTX wrappers, device only: the mbarrier, TMA (cp.async.bulk.tensor), the fences
 // between the generic and the async proxy, wgmma, setmaxnreg, and the thread-block cluster
 // helpers of 08_hopper/experiments/cluster.cuh. wgmma and setmaxnreg exist in sm_90a alone, so this
-// header is included only by 08_hopper/kernels.cu and the files it includes (compiled for
-// sm_90a by 08_hopper/meson.build), never by the host tests, which include hopper.cuh.
+// header is included only by code compiled for sm_90a (the kernels of chapters 08-10, directly
+// or through hopper_device.cuh, and tools/ceilings), never by the host tests, which include
+// hopper.cuh.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap
@@ -217,13 +218,13 @@ __device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtens
       : "memory");
 }
 
-// Step 6's fixup: a barrier for the two consumer warpgroups alone (named barrier 1, 256
-// threads; __syncthreads is barrier 0 and would wait for the producer), and a load that
-// acquires at GPU scope (the counter another block's release raised).
+// Chapter 09's fixup (its steps 2-4): a barrier for the two consumer warpgroups alone (named
+// barrier 1, 256 threads; __syncthreads is barrier 0 and would wait for the producer), and a
+// load that acquires at GPU scope (the counter the other blocks raised after their fences).
 __device__ __forceinline__ void consumer_sync() {
   asm volatile("bar.sync 1, 256;\n" ::: "memory");
 }
-// Step 9's one consumer warpgroup: named barrier 1 for its 128 threads alone.
+// Chapter 09's step 5, one consumer warpgroup: named barrier 1 for its 128 threads alone.
 __device__ __forceinline__ void warpgroup_sync() {
   asm volatile("bar.sync 1, 128;\n" ::: "memory");
 }
@@ -349,8 +350,8 @@ __device__ __forceinline__ void wgmma_m64n256k32_e4m3(float (&d)[128], uint64_t 
       : "memory");
 }
 
-// Step 7's menu of tiles: the same instruction with N = 32, 64, 144 or 192 (N / 2 registers a
-// thread).
+// Chapter 09's menu of tiles (its step 3): the same instruction with N = 32, 64, 144 or 192
+// (N / 2 registers a thread).
 // D (64 x 32, FP32, 16 registers a thread) (+)= A (64 x 16, smem desc) * B (16 x 32, smem desc).
 __device__ __forceinline__ void wgmma_m64n32k16(float (&d)[16], uint64_t desc_a, uint64_t desc_b,
                                                int accumulate) {

@@ -1,8 +1,8 @@
 // Chapter 08's host side of TMA: the tensor-map encoder (a driver function, reached through the
 // runtime), the tensor maps (encoded once per operand and cached: chapter 08's BF16 operands,
 // chapter 10's e4m3 operands and BF16 output), and the opt-in to more than 48 KiB of dynamic
-// shared memory. Included by the step files, through
-// 08_hopper/kernels.cu only.
+// shared memory. Included by the step files, experiments and exercises of
+// chapters 08-10.
 #pragma once
 
 #include <cuda.h>          // CUtensorMap and the encoder's argument types
