@@ -4,11 +4,16 @@
 #
 #   11_many_gpus/bench.sh BUILD OUTDIR [extra options for many_gpus, e.g. --chunks 4]
 #
-# Runs every step of both layers at the issue's layer shapes (8192x28672x8192,
-# 16384x28672x8192, 4096x8192x8192, 8192x8192x28672: the program's default shapes, each as the
-# column-parallel "ag" and the row-parallel "rs" layer) at TP = 2 and TP = 4, then, where
-# Python has torch, the PyTorch baseline (torch_async_tp.py) at the same shapes. Writes
-# OUTDIR/tp2.csv, tp4.csv, many_gpus.csv (both, one header), torch_tp*.csv and a log of each.
+# Runs every step of both layers (ag_unfused, ag_chunked, ag_copy_engine, rs_unfused,
+# rs_chunked, rs_copy_engine; the GEMM and the communication alone beside them) at the issue's
+# layer shapes (8192x28672x8192, 16384x28672x8192, 4096x8192x8192, 8192x8192x28672: the
+# program's default shapes, each as the column-parallel "ag" and the row-parallel "rs" layer) at
+# TP = 2 and TP = 4, then, where Python has torch, the PyTorch baseline (torch_async_tp.py) at
+# the same shapes. Writes OUTDIR/tp2.csv, tp4.csv, many_gpus.csv (both, one header),
+# torch_tp*.csv and a log of each. Less of it, to save GPU time:
+#   options after OUTDIR go to many_gpus (--kernel rs_unfused,rs_copy_engine: those steps, with
+#   the GEMM and comm alone of their layer; --reps N; --shapes ...);
+#   BENCH_TP="4" runs that TP only; BENCH_TORCH=0 leaves out the PyTorch baseline.
 set -u
 build=${1:?usage: bench.sh BUILD OUTDIR [options]}
 out=${2:?usage: bench.sh BUILD OUTDIR [options]}
@@ -22,7 +27,8 @@ export NCCL_NVLS_ENABLE=0
 export TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 
 status=0
-for g in 2 4; do
+tps=${BENCH_TP:-2 4}
+for g in $tps; do
   echo "== many_gpus --gpus $g --bench" | tee "$out/tp$g.log"
   MANY_GPUS_SKIP_FEWER=1 "$prog" --gpus "$g" --bench --csv "$out/tp$g.csv" "$@" \
     2>&1 | tee -a "$out/tp$g.log"
@@ -34,18 +40,33 @@ for g in 2 4; do
   esac
 done
 
-# One CSV: the comment lines and header of the first, then every row.
+# One CSV: the comment lines of the first, with each GPU count's device line, then the header
+# and every row.
 first=1
 : > "$out/many_gpus.csv"
-for g in 2 4; do
+for g in $tps; do
   f=$out/tp$g.csv
   [ -f "$f" ] || continue
-  if [ $first = 1 ]; then cat "$f" >> "$out/many_gpus.csv"; first=0
+  if [ $first = 1 ]; then
+    grep '^#' "$f" | sed "s/^\(# device: .*\)$/\1 (the rows with gpus = $g)/" >> "$out/many_gpus.csv"
+    first=0
+  else
+    grep '^# \(device\|command\)' "$f" |
+      sed "s/^# \(device\|command\):/# \1 (the rows with gpus = $g):/" >> "$out/many_gpus.csv"
+  fi
+done
+first=1
+for g in $tps; do
+  f=$out/tp$g.csv
+  [ -f "$f" ] || continue
+  if [ $first = 1 ]; then grep -v '^#' "$f" >> "$out/many_gpus.csv"; first=0
   else grep -v '^#' "$f" | tail -n +2 >> "$out/many_gpus.csv"; fi
 done
 
-if python3 -c 'import torch' 2>/dev/null; then
-  for g in 2 4; do
+if [ "${BENCH_TORCH:-1}" = 0 ]; then
+  echo "BENCH_TORCH=0: the PyTorch baseline was not run"
+elif python3 -c 'import torch' 2>/dev/null; then
+  for g in $tps; do
     echo "== torch_async_tp.py --gpus $g" | tee "$out/torch_tp$g.log"
     python3 "$here/torch_async_tp.py" --gpus "$g" --csv "$out/torch_tp$g.csv" \
       2>&1 | tee -a "$out/torch_tp$g.log"

@@ -8,6 +8,7 @@
 // current at the first call. One device per process keeps every piece of it on that device.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +32,9 @@
     }                                                                                         \
   } while (0)
 
+constexpr int kMaxGpus = 8;     // ranks of one host
+constexpr int kMaxPieces = 64;  // --chunks at most
+
 // One GPU of the layer. Two streams: chapter 09's launchers launch on stream 0, the legacy
 // default stream (they take no stream argument), so the GEMMs run there; NCCL runs on
 // comm_stream, created non-blocking, because the legacy stream waits for every *blocking*
@@ -41,7 +45,7 @@ struct Rank {
   ncclComm_t comm = nullptr;
   cudaStream_t comm_stream = nullptr;  // NCCL and the copies
   cudaStream_t sum_stream = nullptr;   // step 2's reduce-scatter sums, beside both
-  std::vector<cudaStream_t> copy_streams;  // step 3: one per peer (G - 1), non-blocking
+  std::vector<cudaStream_t> copy_streams;  // steps 3, 4: one per peer (G - 1), non-blocking
   double wait_s = 600;                 // the bounded wait's limit (--timeout)
   std::vector<cudaEvent_t> pool;       // ordering events, reused by every launch
   size_t next = 0;
@@ -93,6 +97,11 @@ inline void gemm(int64_t M, int64_t N, int64_t K, const bf16* A, const bf16* Bt,
 // one line names the rank and what it waited for; the communicator is aborted (which ends its
 // kernels) and the process exits 1. main.cu's parent process stops the other ranks then.
 void wait_bounded(Rank& rk, cudaEvent_t e, const char* what);
+// The same bound for a flag in memory shared between the ranks' processes: waits until
+// flag >= at_least (acquire); on timeout or an NCCL error, one line names this rank, the rank
+// `peer` it waited for, what, and the launch.
+void wait_flag(Rank& rk, const std::atomic<int64_t>& flag, int64_t at_least, int peer,
+               const char* what);
 
 // The column-parallel layer ("ag") on rank r: C_r (M, N_r) = A (M, K) W_r^T.
 struct AgLayer {
@@ -104,7 +113,7 @@ struct AgLayer {
   bf16* a_full;             // (G S, K): the gathered A
   const bf16* w;            // (N_r, K): rows n of W
   float* c;                 // (M, N_r): the output
-  const bf16* peer_shard[8] = {};  // (kMaxGpus) step 3: every rank's a_shard, opened through CUDA IPC
+  const bf16* peer_shard[kMaxGpus] = {};  // step 3: every rank's a_shard, opened through CUDA IPC
 };
 
 // The row-parallel layer ("rs") on rank r: out_r (S, N) = rows [r S, r S + S) of
@@ -118,8 +127,35 @@ struct RsLayer {
   const bf16* w;            // (N, K_r): columns k of W
   float* partial;           // step 1: (G S, N), this rank's partial; rows past M zero
   float* send;              // step 2: (G, S, N): slot j, the rows sent at step j
-  float* recv;              // step 2: (G, S, N): slot j, the rows received at step j
+  float* recv;              // steps 2, 4: (G, S, N): slot j, the rows received at step j
   float* out;               // (S, N): the output (rows past M: padding, not compared)
+  float* stage = nullptr;   // step 4: (G, S, N): slot j, the rows of rs_to(r, j), pulled by it
+  const float* peer_stage[kMaxGpus] = {};  // step 4: every rank's stage, opened through CUDA IPC
+  struct RsSignals* signals = nullptr;     // step 4: the events and flags between the ranks
+};
+
+// Step 4's signals between the processes. What a rank publishes lives in memory the parent
+// mapped before the fork (main.cu's Shared), one Published per rank: each flag holds the number
+// of the last launch for which that event was recorded (launches count from 1, the same on
+// every rank, which run the same launches in the same order).
+struct Published {
+  cudaIpcEventHandle_t written[kMaxGpus][kMaxPieces];  // [j][p]: piece p of stage slot j
+  cudaIpcEventHandle_t pulled[kMaxGpus];               // [j]: every piece from rs_from(r, j)
+  std::atomic<int64_t> written_at[kMaxGpus][kMaxPieces];
+  std::atomic<int64_t> pulled_at[kMaxGpus];
+  cudaIpcMemHandle_t stage;  // this shape's stage (main.cu, PeerStages)
+};
+// A rank's side of them (main.cu, open_signals): its own IPC events (created with
+// cudaEventInterprocess | cudaEventDisableTiming), the peers' events opened from their handles,
+// and the launch count.
+struct RsSignals {
+  Published* mine = nullptr;              // this rank's, in the shared mapping
+  Published* of[kMaxGpus] = {};           // every rank's (the same mapping in every process)
+  cudaEvent_t written[kMaxGpus][kMaxPieces] = {};       // mine: [j][p], recorded on stream 0
+  cudaEvent_t pulled[kMaxGpus] = {};                    // mine: [j], on copy stream j - 1
+  cudaEvent_t peer_written[kMaxGpus][kMaxPieces] = {};  // [j][p]: of rank rs_from(r, j)
+  cudaEvent_t peer_pulled[kMaxGpus] = {};               // [j]: of rank rs_to(r, j)
+  int64_t launches = 0;
 };
 
 // The steps (steps/), each enqueued on this rank's streams, beginning and ending on stream 0.
@@ -129,6 +165,7 @@ void launch_rs_unfused(Rank& rk, const RsLayer& l);    // 1: the GEMM, then nccl
 void launch_ag_chunked(Rank& rk, const AgLayer& l);    // 2: pieces; the GEMM of one while the next moves
 void launch_ag_copy_engine(Rank& rk, const AgLayer& l);  // 3: the pieces pulled by copy engines
 void launch_rs_chunked(Rank& rk, const RsLayer& l);    // 2: the same, the sums in a fixed order
+void launch_rs_copy_engine(Rank& rk, const RsLayer& l);  // 4: each rank pulls its rows' pieces
 void launch_ag_gemm(Rank& rk, const AgLayer& l);
 void launch_rs_gemm(Rank& rk, const RsLayer& l);
 void launch_ag_comm(Rank& rk, const AgLayer& l);

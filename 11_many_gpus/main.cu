@@ -34,6 +34,7 @@
 #include "11_many_gpus/steps/1_unfused.cuh"
 #include "11_many_gpus/steps/2_chunked.cuh"
 #include "11_many_gpus/steps/3_copy_engine.cuh"
+#include "11_many_gpus/steps/4_copy_engine_rs.cuh"
 #include "common/cli.h"
 #include "common/device.h"
 #include "common/matrix.h"
@@ -43,7 +44,6 @@
 
 namespace {
 
-constexpr int kMaxGpus = 8;
 constexpr int kMaxReps = 1000;  // the shared result area holds this many runs a row and rank
 constexpr int kWarmup = 2;
 
@@ -67,6 +67,8 @@ struct Shared {
   std::atomic<int> id_ready;
   std::atomic<int64_t> beat;  // counts the ranks' finished waits: the parent's sign of progress
   cudaIpcMemHandle_t shard_handle[kMaxGpus];  // step 3: each rank's a_shard, for its peers
+  cudaIpcMemHandle_t stage_handle[kMaxGpus];  // step 4: each rank's stage, for its peers
+  Published published[kMaxGpus];  // step 4: each rank's IPC events and their flags
   int rows = 0, gpus = 0;
   RowSlot slot[1];  // rows x gpus, row-major (sized at the mapping)
   RowSlot& at(int row, int rank) { return slot[size_t(row) * gpus + rank]; }
@@ -92,13 +94,15 @@ const CliSpec& spec_with(int* gpus, int* chunks, int* timeout) {
   s.program = "11_many_gpus/many_gpus";
   s.summary =
       "a tensor-parallel layer on G GPUs through NCCL (one process per GPU): column-parallel "
-      "(ag: all-gather, then GEMM) and row-parallel (rs: GEMM, then reduce-scatter), unfused "
-      "and in chunks; each shape is the whole layer M x N x K";
-  s.kernels = {"ag_unfused", "ag_chunked", "ag_copy_engine", "rs_unfused", "rs_chunked"};
+      "(ag: all-gather, then GEMM) and row-parallel (rs: GEMM, then reduce-scatter), unfused, "
+      "in chunks, and by the copy engines; each shape is the whole layer M x N x K";
+  s.kernels = {"ag_unfused", "ag_chunked", "ag_copy_engine", "rs_unfused", "rs_chunked",
+               "rs_copy_engine"};
   s.options = {
       {"--gpus", "G", "GPUs, one process each (1-8; default: every visible GPU, at most 8)", 1,
        kMaxGpus, gpus, nullptr},
-      {"--chunks", "C", "step 2: pieces of each shard (1-64, default 2)", 1, 64, chunks, nullptr},
+      {"--chunks", "C", "steps 2-4: pieces of each shard (1-64, default 2)", 1, 64, chunks,
+       nullptr},
       {"--timeout", "S", "seconds before a rank that waits is stopped (default 600)", 1, 86400,
        timeout, nullptr},
   };
@@ -170,12 +174,36 @@ void wait_bounded(Rank& rk, cudaEvent_t e, const char* what) {
   }
 }
 
+void wait_flag(Rank& rk, const std::atomic<int64_t>& flag, int64_t at_least, int peer,
+               const char* what) {
+  if (flag.load(std::memory_order_acquire) >= at_least) return;  // the usual case: no wait
+  const double t0 = now_s();
+  for (int spin = 0;; ++spin) {
+    if (flag.load(std::memory_order_acquire) >= at_least) {
+      if (g_shared) g_shared->beat.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    ncclResult_t async = ncclSuccess;
+    NCCL_CHECK(ncclCommGetAsyncError(rk.comm, &async));
+    if (async != ncclSuccess || now_s() - t0 > rk.wait_s) {
+      std::fprintf(stderr, "rank %d (GPU %d): %s after %.0f s waiting for rank %d's %s (launch "
+                           "%lld); aborting its communicator\n",
+                   rk.rank, rk.device, async != ncclSuccess ? ncclGetErrorString(async)
+                                                            : "timed out",
+                   now_s() - t0, peer, what, static_cast<long long>(at_least));
+      ncclCommAbort(rk.comm);
+      std::exit(kExitFail);
+    }
+    if (spin > 1000) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
 namespace {
 
 // --- One rank ------------------------------------------------------------------------------------
 struct ShapeBuffers {  // this rank's slices of one shape, both layers
   DeviceBuffer<bf16> ag_shard, ag_full, ag_w, rs_a, rs_w;
-  DeviceBuffer<float> ag_c, rs_partial, rs_send, rs_recv, rs_out;
+  DeviceBuffer<float> ag_c, rs_partial, rs_send, rs_recv, rs_out, rs_stage;
   AgLayer ag;
   RsLayer rs;
   std::vector<float> ag_ref, rs_ref;  // this rank's output of the whole layer on one GPU
@@ -204,20 +232,22 @@ std::vector<float> to_host(const float* d, int64_t n) {
 }
 
 // Bytes this rank needs for a shape (the layers in use), to refuse a shape that does not fit.
-double bytes_needed(const Shape& s, int G, bool ag, bool rs, bool chunked_rs) {
+double bytes_needed(const Shape& s, int G, bool ag, bool rs, bool chunked_rs, bool copy_rs) {
   const double S = double(shard_rows(s.M, G)), M = s.M, N = s.N, K = s.K;
   double b = 0;
   if (ag) b += 2 * (S * K + G * S * K + (N / G + kNUnit) * K) + 4 * M * (N / G + kNUnit);
   if (rs) {
     b += 2 * (M * (K / G + kKUnit) + N * (K / G + kKUnit)) + 4 * (G * S * N + S * N);
     b += 2 * (S * K + N * K);  // the reference's operands: this rank's rows of A, all of W
-    if (chunked_rs) b += 2 * 4 * G * S * N;
+    if (chunked_rs || copy_rs) b += 4 * G * S * N;  // recv
+    if (chunked_rs) b += 4 * G * S * N;             // send
+    if (copy_rs) b += 4 * G * S * N;                // stage
   }
   return b;
 }
 
 void setup_shape(const Shape& s, const Rank& rk, int pieces, uint64_t seed, bool ag, bool rs,
-                 bool chunked_rs, ShapeBuffers* b) {
+                 bool chunked_rs, bool copy_rs, RsSignals* signals, ShapeBuffers* b) {
   const int G = rk.gpus, r = rk.rank;
   const int64_t M = s.M, N = s.N, K = s.K, S = shard_rows(M, G);
   const uint64_t seed_a = seed, seed_w = seed + 1;
@@ -251,8 +281,16 @@ void setup_shape(const Shape& s, const Rank& rk, int pieces, uint64_t seed, bool
     l.out = b->rs_out.get();
     if (chunked_rs) {
       b->rs_send = DeviceBuffer<float>(size_t(G * S * N));
+      l.send = b->rs_send.get();
+    }
+    if (chunked_rs || copy_rs) {  // step 4 receives into the same area as step 2
       b->rs_recv = DeviceBuffer<float>(size_t(G * S * N));
-      l.send = b->rs_send.get(), l.recv = b->rs_recv.get();
+      l.recv = b->rs_recv.get();
+    }
+    if (copy_rs) {  // step 4: what the peers pull, only step 4 writes it
+      b->rs_stage = DeviceBuffer<float>(size_t(G * S * N));
+      l.stage = b->rs_stage.get();
+      l.signals = signals;
     }
     fill_block(b->rs_a.get(), M, l.k.size(), 0, l.k.begin, K, M, seed_a);
     fill_block(b->rs_w.get(), N, l.k.size(), 0, l.k.begin, K, N, seed_w);
@@ -290,7 +328,7 @@ void prewarm(const Rank& rk, Kind kind, bool ag, const ShapeBuffers& b) {
   } else {
     const RsLayer& l = b.rs;
     gemm(l.M, l.N, l.k.size(), l.a, l.w, l.partial);
-    if (kind == Kind::kChunked)
+    if (kind == Kind::kChunked || kind == Kind::kCopyEngine)
       for (int s = 0; s < rk.gpus; ++s) {
         const Range real = shard_real_rows(l.M, rk.gpus, s);
         for (int p = 0; p < l.pieces; ++p) {
@@ -309,12 +347,16 @@ void launch_row(Rank& rk, const RowSpec& row, const ShapeBuffers& b) {
     case Kind::kComm: return row.ag ? launch_ag_comm(rk, b.ag) : launch_rs_comm(rk, b.rs);
     case Kind::kUnfused: return row.ag ? launch_ag_unfused(rk, b.ag) : launch_rs_unfused(rk, b.rs);
     case Kind::kChunked: return row.ag ? launch_ag_chunked(rk, b.ag) : launch_rs_chunked(rk, b.rs);
-    case Kind::kCopyEngine: return launch_ag_copy_engine(rk, b.ag);  // the column-parallel layer
+    case Kind::kCopyEngine:
+      return row.ag ? launch_ag_copy_engine(rk, b.ag) : launch_rs_copy_engine(rk, b.rs);
   }
 }
 
+void barrier(Rank& rk, float* token, cudaEvent_t done, const char* what);
+
 // The output of a step on this rank, after poisoning it (and its intermediates) with NaN.
-std::vector<float> run_verified(Rank& rk, const RowSpec& row, ShapeBuffers& b, cudaEvent_t done) {
+std::vector<float> run_verified(Rank& rk, const RowSpec& row, ShapeBuffers& b, float* token,
+                                cudaEvent_t done) {
   const int G = rk.gpus;
   if (row.ag) {
     poison(b.ag.a_full, size_t(G * b.ag.S * b.ag.K) * sizeof(bf16));
@@ -324,6 +366,12 @@ std::vector<float> run_verified(Rank& rk, const RowSpec& row, ShapeBuffers& b, c
     poison(b.rs.out, size_t(b.rs.S * b.rs.N) * sizeof(float));
     if (b.rs.send) poison(b.rs.send, size_t(G * b.rs.S * b.rs.N) * sizeof(float));
     if (b.rs.recv) poison(b.rs.recv, size_t(G * b.rs.S * b.rs.N) * sizeof(float));
+    if (row.kind == Kind::kCopyEngine) {
+      // The peers read this rank's stage: poisoned only when every rank has ended its last
+      // run (a rank's run ends with its own pulls done; the timed runs begin with a barrier).
+      barrier(rk, token, done, "the other ranks to end their runs (step 4's stage)");
+      poison(b.rs.stage, size_t(G * b.rs.S * b.rs.N) * sizeof(float));
+    }
   }
   CUDA_CHECK(cudaDeviceSynchronize());  // poisoned before the launch reads or writes
   launch_row(rk, row, b);
@@ -340,35 +388,67 @@ void barrier(Rank& rk, float* token, cudaEvent_t done, const char* what) {
   wait_bounded(rk, done, what);
 }
 
-// Step 3's peers' shards, opened through CUDA IPC for one shape: each rank publishes the handle
-// of its a_shard in the shared area, all meet, then each opens the others'. Closed (and all meet
-// again, so that no rank frees a shard a peer still has open) before the shape's buffers go.
-struct PeerShards {
+// The peers' buffers, opened through CUDA IPC for one shape (step 3: their a_shard; step 4:
+// their stage): each rank publishes the handle of its buffer in the shared area (handle[rank]),
+// all meet, then each opens the others'. Closed (and all meet again, so that no rank frees a
+// buffer a peer still has open) before the shape's buffers go.
+struct PeerBuffers {
   Rank* rk = nullptr;
   float* token = nullptr;
   cudaEvent_t done = nullptr;
   std::vector<void*> opened;
-  void open(Rank& r, Shared* sh, AgLayer& l, float* t, cudaEvent_t d) {
+  template <typename T>
+  void open(Rank& r, cudaIpcMemHandle_t* handle, const T* mine, const T** peer, float* t,
+            cudaEvent_t d) {
     rk = &r, token = t, done = d;
-    CUDA_CHECK(cudaIpcGetMemHandle(&sh->shard_handle[r.rank], const_cast<bf16*>(l.a_shard)));
+    CUDA_CHECK(cudaIpcGetMemHandle(&handle[r.rank], const_cast<T*>(mine)));
     barrier(r, token, done, "the other ranks' IPC handles");  // every handle is written
     for (int s = 0; s < r.gpus; ++s) {
       if (s == r.rank) {
-        l.peer_shard[s] = l.a_shard;
+        peer[s] = mine;
         continue;
       }
       void* p = nullptr;
-      CUDA_CHECK(cudaIpcOpenMemHandle(&p, sh->shard_handle[s], cudaIpcMemLazyEnablePeerAccess));
+      CUDA_CHECK(cudaIpcOpenMemHandle(&p, handle[s], cudaIpcMemLazyEnablePeerAccess));
       opened.push_back(p);
-      l.peer_shard[s] = static_cast<const bf16*>(p);
+      peer[s] = static_cast<const T*>(p);
     }
   }
-  ~PeerShards() {
+  ~PeerBuffers() {
     if (!rk) return;
     for (void* p : opened) CUDA_CHECK(cudaIpcCloseMemHandle(p));
     barrier(*rk, token, done, "the other ranks to close their IPC handles");
   }
 };
+
+// Step 4's events, once a run: this rank's own, made for other processes to wait on
+// (cudaEventInterprocess; no timing, which such events cannot have), their handles published in
+// the shared area; after a barrier (every handle written), the peers' events opened from theirs.
+// Their flags count launches and never go back, so the events serve every shape.
+void open_signals(Rank& rk, Shared* sh, int pieces, float* token, cudaEvent_t done,
+                  RsSignals* s) {
+  const int G = rk.gpus, r = rk.rank;
+  s->mine = &sh->published[r];
+  for (int q = 0; q < G; ++q) s->of[q] = &sh->published[q];
+  const unsigned flags = cudaEventInterprocess | cudaEventDisableTiming;
+  for (int j = 1; j < G; ++j) {
+    for (int p = 0; p < pieces; ++p) {
+      CUDA_CHECK(cudaEventCreateWithFlags(&s->written[j][p], flags));
+      CUDA_CHECK(cudaIpcGetEventHandle(&s->mine->written[j][p], s->written[j][p]));
+    }
+    CUDA_CHECK(cudaEventCreateWithFlags(&s->pulled[j], flags));
+    CUDA_CHECK(cudaIpcGetEventHandle(&s->mine->pulled[j], s->pulled[j]));
+  }
+  barrier(rk, token, done, "the other ranks' IPC event handles");
+  for (int j = 1; j < G; ++j) {
+    // Slot j of rank rs_from(r, j) holds this rank's rows; this rank's slot j, rs_to(r, j)'s.
+    const Published& from = sh->published[rs_from(r, G, j)];
+    const Published& to = sh->published[rs_to(r, G, j)];
+    for (int p = 0; p < pieces; ++p)
+      CUDA_CHECK(cudaIpcOpenEventHandle(&s->peer_written[j][p], from.written[j][p]));
+    CUDA_CHECK(cudaIpcOpenEventHandle(&s->peer_pulled[j], to.pulled[j]));
+  }
+}
 
 int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows, int pieces,
              int timeout_s, Shared* sh) {
@@ -404,21 +484,25 @@ int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows,
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
   CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  RsSignals signals;  // step 4's
+  if (std::any_of(rows.begin(), rows.end(),
+                  [](const RowSpec& x) { return !x.ag && x.kind == Kind::kCopyEngine; }))
+    open_signals(rk, sh, pieces, token.get(), done, &signals);
 
   for (size_t si = 0; si < opt.shapes.size(); ++si) {
     const Shape& s = opt.shapes[si];
     std::vector<int> here;  // this shape's rows
-    bool ag = false, rs = false, chunked_rs = false, copy_engine = false;
+    bool ag = false, rs = false, chunked_rs = false, copy_ag = false, copy_rs = false;
     for (size_t i = 0; i < rows.size(); ++i)
       if (rows[i].shape == int(si)) {
         here.push_back(int(i));
         (rows[i].ag ? ag : rs) = true;
         chunked_rs = chunked_rs || (!rows[i].ag && rows[i].kind == Kind::kChunked);
-        copy_engine = copy_engine || rows[i].kind == Kind::kCopyEngine;
+        (rows[i].ag ? copy_ag : copy_rs) |= rows[i].kind == Kind::kCopyEngine;
       }
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    const double need = bytes_needed(s, G, ag, rs, chunked_rs);
+    const double need = bytes_needed(s, G, ag, rs, chunked_rs, copy_rs);
     if (need > 0.9 * double(free_b)) {
       std::fprintf(stderr, "%dx%dx%d needs %.1f GiB on each of %d GPUs; GPU %d has %.1f GiB "
                            "free\n", s.M, s.N, s.K, need / (1 << 30), G, r,
@@ -426,9 +510,14 @@ int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows,
       return kExitUsage;
     }
     ShapeBuffers b;
-    setup_shape(s, rk, pieces, opt.seed, ag, rs, chunked_rs, &b);
-    PeerShards peers;  // destroyed before b: closed while the peers' shards still exist
-    if (copy_engine) peers.open(rk, sh, b.ag, token.get(), done);
+    setup_shape(s, rk, pieces, opt.seed, ag, rs, chunked_rs, copy_rs, &signals, &b);
+    // Destroyed before b: closed while the peers' buffers still exist.
+    PeerBuffers shards, stages;
+    if (copy_ag)
+      shards.open(rk, sh->shard_handle, b.ag.a_shard, b.ag.peer_shard, token.get(), done);
+    if (copy_rs)
+      stages.open(rk, sh->stage_handle, static_cast<const float*>(b.rs.stage), b.rs.peer_stage,
+                  token.get(), done);
 
     // Verify each step (not the halves alone, which are pieces of the unfused step).
     std::vector<int> timed;
@@ -442,7 +531,7 @@ int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows,
         continue;
       }
       prewarm(rk, row.kind, row.ag, b);
-      const std::vector<float> got = run_verified(rk, row, b, done);
+      const std::vector<float> got = run_verified(rk, row, b, token.get(), done);
       const std::vector<float>& ref = row.ag ? b.ag_ref : b.rs_ref;
       const int64_t cols = row.ag ? b.ag.n.size() : s.N;
       const int64_t nrows = cols ? int64_t(ref.size()) / cols : 0;
@@ -459,9 +548,9 @@ int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows,
                       row.name().c_str(), G, r);
         print_mismatches(stderr, what, v);
       }
-      if (v.pass && opt.twice) {
-        const std::vector<float> again = run_verified(rk, row, b, done);
-        if (std::memcmp(again.data(), got.data(), got.size() * sizeof(float)) != 0) {
+      if (opt.twice) {  // on every rank, passed or not: the ranks' launches must match
+        const std::vector<float> again = run_verified(rk, row, b, token.get(), done);
+        if (v.pass && std::memcmp(again.data(), got.data(), got.size() * sizeof(float)) != 0) {
           std::fprintf(stderr, "%dx%dx%d %s on %d GPUs, rank %d: FAIL the second run gave "
                                "other bits\n", s.M, s.N, s.K, row.name().c_str(), G, r);
           v.pass = false;
@@ -674,6 +763,11 @@ int main(int argc, char** argv) {
   Shared* sh = new (mem) Shared();
   sh->id_ready.store(0);
   sh->beat.store(0);
+  for (Published& p : sh->published) {  // step 4's flags: no launch yet
+    for (auto& piece_flags : p.written_at)
+      for (std::atomic<int64_t>& f : piece_flags) f.store(0);
+    for (std::atomic<int64_t>& f : p.pulled_at) f.store(0);
+  }
   g_shared = sh;
   run_ranks(1, 120, [&](int) {
     Probe& p = sh->probe;

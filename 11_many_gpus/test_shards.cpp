@@ -105,7 +105,8 @@ TEST(many_gpus, pieces_cover_real_rows) {
 
 // The exchange: at each step every rank sends to one rank and receives from one, the pairs
 // match (r sends to t exactly when t receives from r), and over the G - 1 steps every rank
-// receives every other rank's shard exactly once; step 0 is the rank itself.
+// receives every other rank's shard exactly once; step 0 is the rank itself. Step 4 indexes
+// its stage slots, events and flags by the step j on both sides, which needs the same pairing.
 TEST(many_gpus, exchange_order) {
   for (int G = 1; G <= 8; ++G) {
     for (int r = 0; r < G; ++r) {
@@ -120,6 +121,7 @@ TEST(many_gpus, exchange_order) {
         CHECK_EQ(ag_to(from, G, j), r);   // the sender at step j sends to r
         CHECK_EQ(rs_to(r, G, j), to);
         CHECK_EQ(rs_from(r, G, j), from);
+        CHECK_EQ(rs_from(rs_to(r, G, j), G, j), r);  // step 4: slot j's puller reads r's slot j
         ++got[size_t(from)];
       }
       bool once = true;

@@ -585,8 +585,10 @@ def many_gpus_table(data, o):
     11_many_gpus/torch_async_tp.py, topology.txt from nvidia-smi). layer=ag|rs, gpus=4,2 (the
     TP sizes, in the order of the rows), shapes=MxNxK,... (default: every shape recorded, in
     the CSV's order). Per row: the slowest rank's median ms of the GEMM alone, the
-    communication alone, the limit max(GEMM, comm), then each step and PyTorch's fused
-    async-TP as ms (time / limit; unfused / time)."""
+    communication alone, the limit max(GEMM, comm), then each step (unfused, chunked,
+    copy_engine) and PyTorch's fused async-TP as ms (time / limit; unfused / time). A step the
+    record has no row of for this layer at all reads "not run" (a step added after the run);
+    a step missing at one shape only is an error."""
     slug = (o.get("record") or [""])[0]
     if not re.match(r"^[a-z0-9][a-z0-9-]*$", slug):
         raise KeyError(f"many_gpus: record='{slug}' is no record folder's name (e.g. h100-x4)")
@@ -615,7 +617,8 @@ def many_gpus_table(data, o):
             for r in trows:
                 if r["layer"] == layer:
                     torch[(r["gpus"], f"{r['M']}x{r['N']}x{r['K']}", r["step"])] = r
-    steps = ["unfused", "chunked"] + (["copy_engine"] if layer == "ag" else [])
+    steps = ["unfused", "chunked", "copy_engine"]
+    recorded = {k[2] for k in at}
 
     def ms(table, g, s, step, name):
         r = table.get((g, s, step))
@@ -637,7 +640,8 @@ def many_gpus_table(data, o):
             unfused = ms(at, g, s, "unfused", "many_gpus.csv")
             cells = [g, shape_name(s), fmt_ms(gemm), fmt_ms(comm), fmt_ms(limit),
                      cell(unfused, limit, None)]
-            cells += [cell(ms(at, g, s, st, "many_gpus.csv"), limit, unfused) for st in steps[1:]]
+            cells += [cell(ms(at, g, s, st, "many_gpus.csv"), limit, unfused)
+                      if st in recorded else "not run" for st in steps[1:]]
             if (g, s, "fused") in torch:
                 cells.append(cell(ms(torch, g, s, "fused", f"torch_tp{g}.csv"), limit, unfused))
             else:
