@@ -9,7 +9,9 @@
 //   steps/4_two_acc.cuh       two accumulators, alternating by K tile, for the 64-row tiles
 //                             (acc2_64x128, acc2_64x64)
 //   steps/5_one_wg.cuh        one consumer warpgroup for the 64-row tiles (wg1_64x128,
-//                             wg1_64x64); hopper: a tile and a schedule per shape (choose_hopper)
+//                             wg1_64x64)
+//   steps/6_hopper.cuh        hopper, host code only: a tile and a schedule per shape, the
+//                             shape rule's best few (hopper_candidates) timed on first call
 //   experiments/stream_k.cuh  Stream-K: every K-tile dealt evenly (plan_stream_k; --kernel sweep)
 // The schedules and the shape rule are in schedule.cuh (host-tested); chapter 08's pieces in
 // shared/hopper/. Explanation and measurements: 09_every_shape/README.md
@@ -18,4 +20,5 @@
 #include "09_every_shape/steps/3_menu.cuh"
 #include "09_every_shape/steps/4_two_acc.cuh"
 #include "09_every_shape/steps/5_one_wg.cuh"
+#include "09_every_shape/steps/6_hopper.cuh"
 #include "09_every_shape/experiments/stream_k.cuh"

@@ -205,10 +205,10 @@ __host__ __device__ constexpr WorkUnit sk_unit(const StreamKPlan& p, int block, 
   return {int(tile), int(lo - t0), int(hi - t0), lo == t0 ? -1 : block};
 }
 
-// --- The answer's shape rule (hopper, step 5) ---------------------------------------------------
+// --- The answer's shape rule (hopper, step 6) ---------------------------------------------------
 // hopper ranks each pair of a tile from the menu (kMenu) and a schedule (whole tiles; the last
 // wave split, plan_wave) by a predicted time in microseconds, then times the few best on the
-// first call of a shape and keeps the fastest (tuned_hopper, steps/5_one_wg.cuh). The
+// first call of a shape and keeps the fastest (tuned_hopper, steps/6_hopper.cuh). The
 // prediction, for the GPU at hand (HopperGpu, read from its device properties):
 //   the busiest block's K-tiles (wave_makespan) x the tile's K-tile time, scaled by the SM clock
 //   (kMenu's times were measured at kMenuClockMhz) and by the share of the SMs at work (a K-tile
@@ -304,7 +304,7 @@ void launch_acc2_64x128(int M, int N, int K, const bf16* A, const bf16* Bt, floa
 void launch_acc2_64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 4
 void launch_wg1_64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);     // 5
 void launch_wg1_64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);      // 5
-void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 5
+void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);         // 6
 // Step 5's 64 x 128 tile on a given plan (the exercise's).
 void launch_wg1_64x128_on_plan(const WavePlan& plan, int M, int N, int K, const bf16* A,
                                const bf16* Bt, float* C);

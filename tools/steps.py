@@ -2,22 +2,37 @@
 """The steps of the tutorial: one file per step, each read against the step before it.
 
 usage: tools/steps.py list [CHAPTER]          every step: kernel, file, previous, diff size
-       tools/steps.py diff KERNEL             what this step adds: a diff against the previous
+                                              (CHAPTER: 08_hopper, or 08)
+       tools/steps.py diff STEP               what this step adds: a diff against the previous
        tools/steps.py check                   (a host test) the recorded diff sizes still hold
        tools/steps.py record                  re-record the diff sizes after a deliberate edit
        tools/steps.py selftest                check fails on an edited step file
        tools/steps.py selftest-exercises      with every exercise written (a solution over
                                               each skeleton) check passes; an edited solution
                                               or wrong body fails it
+       tools/steps.py selftest-names          diff finds a step by CHAPTER/NAME, refuses a
+                                              name two chapters share, shows the answer's rule
+
+STEP is a step's name (its KERNEL below, or the name its chapter's program gives it: 08's
+`hopper_raster` is `--kernel raster`), or CHAPTER/NAME, CHAPTER a folder or its number:
+`diff 07_pipelined/raster`, `diff 08/raster`. A bare name that two chapters share is refused
+(exit 2) with the choices on one line: `diff raster` names chapter 07's step and chapter 08's.
 
 Each chapter lists its steps in NN_chapter/steps/steps.txt, in reading order, one line each:
 
     KERNEL  FILE  PREVIOUS  DIFF  [note]      FILE in NN_chapter/steps/, PREVIOUS a path from
                                               the repository root, DIFF the changed lines
-    KERNEL  FILE  -         -     [note]      a step that starts something new: no diff
+    KERNEL  FILE  -         -     [note]      a step that starts something new: `diff` shows
+                                              the whole file, every line added
     KERNEL  FILE  =         note              the same file as the step above: the step changes
                                               only an argument of its template or launch (the
                                               note says which); `diff` shows its launcher's
+    +       PATH  [HEADING]                   what the step above also adds, in a file that is
+                                              not a step (PATH from the repository root): the
+                                              section of PATH that starts at the comment line
+                                              `// --- HEADING`, up to the next `// --- ` line,
+                                              or all of PATH; `diff` shows it after the step's
+                                              own lines, every line added
 
 DIFF is the number of lines `diff` adds and removes between PREVIOUS and FILE. The exercises
 are copies too (NN_chapter/exercises/copies.txt: FILE PREVIOUS DIFF): the solution of the step
@@ -47,6 +62,8 @@ class Step:
         self.diff = None
         self.note = note
         self.path = f"{chapter}/steps/{self.file}"
+        self.extra = []   # (PATH, HEADING or None) of the `+` lines below it
+        self.names = [self.kernel]  # and the names its chapter's program gives it (aliases)
 
     def __repr__(self):
         return f"{self.chapter} {self.kernel}"
@@ -64,6 +81,11 @@ def parse(path, root=ROOT):
         if not line:
             continue
         f = line.split()
+        if f[0] == "+":
+            if len(f) < 2 or not steps:
+                raise ValueError(f"{path}:{i}: '+ PATH [HEADING]' needs a PATH and a step above")
+            steps[-1].extra.append((f[1], " ".join(f[2:]) or None))
+            continue
         if len(f) < 3:
             raise ValueError(f"{path}:{i}: KERNEL FILE PREVIOUS [DIFF] [note]")
         if f[2] == "=":
@@ -83,7 +105,59 @@ def parse(path, root=ROOT):
 
 
 def all_steps(root=ROOT):
-    return [s for m in manifests(root) for s in parse(m, root)]
+    steps = [s for m in manifests(root) for s in parse(m, root)]
+    for s in steps:
+        alias = registry_names(root, s.chapter).get(s.kernel)
+        s.names += [a for a in alias or [] if a != s.kernel]
+    return steps
+
+
+REGISTRY = re.compile(r'\{\s*"(\w+)"\s*,\s*[\w:]+\s*,\s*launch_(\w+)\b')
+
+
+def registry_names(root, chapter):
+    """{launch function's name without launch_: [the names --kernel gives it]}, read from the
+    chapter program's kernel table ({"raster", kBt, launch_hopper_raster}: 08's `raster`)."""
+    out = {}
+    for f in sorted(glob.glob(os.path.join(root, chapter, "*.cu"))):
+        for name, fn in REGISTRY.findall(open(f).read()):
+            out.setdefault(fn, []).append(name)
+    return out
+
+
+def address(step, name=None):
+    return f"{step.chapter}/{name or step.kernel}"
+
+
+def find_steps(query, steps):
+    """The steps STEP names: a step's name (or its program's name for it) in every chapter, or
+    CHAPTER/NAME in one (CHAPTER its folder, or the folder's number: 08/raster)."""
+    chapter, _, name = query.rpartition("/")
+    chapter = chapter.strip("/")
+    return [s for s in steps if name in s.names and
+            (not chapter or chapter in (s.chapter, s.chapter.split("_")[0]))]
+
+
+def section_text(root, path, heading):
+    """(first line number, lines) of PATH's section `// --- HEADING` (to the next `// --- `
+    heading), or of all of PATH when heading is None; (0, []) when there is no such section."""
+    lines = read(root, path)
+    if heading is None:
+        return 1, lines[:-1] if lines and lines[-1] == "" else lines
+    for i, line in enumerate(lines):
+        if line.startswith("// --- " + heading):
+            end = next((j for j in range(i + 1, len(lines))
+                        if re.match(r"// --- \S", lines[j])), len(lines))
+            while end > i + 1 and not lines[end - 1].strip():
+                end -= 1
+            return i + 1, lines[i:end]
+    return 0, []
+
+
+def added(path, first, lines, label=""):
+    """lines as a diff from nothing: what a step adds where there is nothing to diff against."""
+    out = ["--- /dev/null", f"+++ {path}{label}", f"@@ -0,0 +{first},{len(lines)} @@"]
+    return out + ["+" + line for line in lines]
 
 
 def read(root, rel):
@@ -122,14 +196,21 @@ def show_diff(step, root=ROOT):
         if a and b:
             sys.stdout.writelines(d + "\n" for d in difflib.unified_diff(
                 a, b, f"launch_{base.kernel}", f"launch_{step.kernel}", lineterm=""))
-        return 0
-    if step.previous == "-":
-        print(f"{step.kernel} ({step.path}) starts something new: read the whole file."
-              + (f" {step.note}" if step.note else ""))
-        return 0
-    d = diff_lines(root, step.previous, step.path)
-    sys.stdout.writelines(line + "\n" for line in d)
-    print(f"# {changed(d)} lines changed ({step.previous} -> {step.path})", file=sys.stderr)
+    elif step.previous == "-":
+        first, lines = section_text(root, step.path, None)
+        sys.stdout.writelines(d + "\n" for d in added(step.path, first, lines))
+        print(f"# {len(lines)} lines, a new file: {step.kernel} starts something new"
+              + (f" ({step.note})" if step.note else ""), file=sys.stderr)
+    else:
+        d = diff_lines(root, step.previous, step.path)
+        sys.stdout.writelines(line + "\n" for line in d)
+        print(f"# {changed(d)} lines changed ({step.previous} -> {step.path})", file=sys.stderr)
+    for path, heading in step.extra:
+        first, lines = section_text(root, path, heading)
+        label = f' (the section "{heading}")' if heading else ""
+        sys.stdout.writelines(d + "\n" for d in added(path, first, lines, label))
+        print(f"# and {path}{label}, lines {first}-{first + len(lines) - 1}: {step.kernel}'s "
+              "idea too, outside its step file", file=sys.stderr)
     return 0
 
 
@@ -150,6 +231,12 @@ def check(root=ROOT, record=False):
             if not any(re.search(rf"\blaunch_{re.escape(s.kernel)}\s*\(", line)
                        for line in read(root, s.path)):
                 problems.append(f"{s.path}: no launch_{s.kernel} in it")
+            for path, heading in s.extra:
+                if not os.path.exists(os.path.join(root, path)):
+                    problems.append(f"{m}:{s.line_no}: {s.kernel}'s '+ {path}' is missing")
+                elif not section_text(root, path, heading)[1]:
+                    problems.append(f"{path}: no section '// --- {heading}' ({s.kernel}'s '+' "
+                                    f"line in {os.path.relpath(m, root)})")
             if s.previous in ("-", "="):
                 continue
             if not os.path.exists(os.path.join(root, s.previous)):
@@ -245,7 +332,7 @@ def copy_tree(tmp):
         shutil.copy(os.path.join(ROOT, rel), os.path.join(tmp, rel))
     steps = all_steps()
     for s in steps:
-        for rel in (s.path, s.previous):
+        for rel in (s.path, s.previous) + tuple(path for path, _ in s.extra):
             if rel not in ("-", "="):
                 put(rel)
     for m in manifests() + exercise_manifests():
@@ -332,6 +419,80 @@ def selftest_exercises():
         return 0 if ok else 1
 
 
+def diff_command(query, root=ROOT):
+    """diff STEP: the one step STEP names; none, or a bare name two chapters share, is refused
+    in one line on stderr (exit 2), never answered with one chapter's step."""
+    found = find_steps(query, all_steps(root))
+    if not found:
+        print(f"no step named {query} (tools/steps.py list; a step in one chapter: "
+              "CHAPTER/NAME)", file=sys.stderr)
+        return 2
+    if len(found) > 1:
+        name = query.rpartition("/")[2]
+        choices = ", ".join(address(s, name) + ("" if s.kernel == name else
+                                                f" (step {s.kernel})") for s in found)
+        print(f"{query} names {len(found)} steps, give one: {choices}", file=sys.stderr)
+        return 2
+    return show_diff(found[0], root)
+
+
+def selftest_names():
+    """diff's STEP: a bare name two chapters share is refused in one line with the choices;
+    CHAPTER/NAME finds each; the program's name for a step finds it; the answer's step shows
+    its measured choice and the shape rule, and the step before it does not."""
+    import subprocess
+
+    def run(*args):
+        p = subprocess.run([sys.executable, os.path.abspath(__file__)] + list(args),
+                           capture_output=True, text=True)
+        return p.returncode, p.stdout, p.stderr
+
+    ok = True
+
+    def expect(what, cond):
+        nonlocal ok
+        print(("ok   " if cond else "FAIL ") + what)
+        ok = ok and cond
+
+    rc, out, err = run("diff", "raster")
+    expect("diff raster: exit 2, one line naming 07_pipelined/raster and 08_hopper/raster",
+           rc == 2 and not out and len(err.strip().splitlines()) == 1 and
+           "07_pipelined/raster" in err and "08_hopper/raster" in err)
+    for q in ("07_pipelined/raster", "07/raster"):
+        rc, out, err = run("diff", q)
+        expect(f"diff {q}: chapter 07's step, 4_raster.cuh against 3_spread.cuh",
+               rc == 0 and "+++ 07_pipelined/steps/4_raster.cuh" in out)
+    for q in ("08_hopper/raster", "08/raster", "hopper_raster"):
+        rc, out, err = run("diff", q)
+        expect(f"diff {q}: chapter 08's step, launch_hopper_raster against launch_warp_spec",
+               rc == 0 and "+++ launch_hopper_raster" in out and "07_pipelined" not in out)
+    for q in ("no_such_step", "07_pipelined/warp_spec"):
+        rc, out, err = run("diff", q)
+        expect(f"diff {q}: exit 2, one line", rc == 2 and not out and
+               len(err.strip().splitlines()) == 1)
+    rc, out, err = run("diff", "hopper")
+    expect("diff hopper: the measured choice (tuned_hopper) and the shape rule (hopper_cost, "
+           "hopper_candidates), every line added",
+           rc == 0 and "+HopperChoice tuned_hopper(" in out and
+           "+constexpr double hopper_cost(" in out and "+constexpr int hopper_candidates(" in out)
+    rc, out, err = run("diff", "wg1_64x128")
+    expect("diff wg1_64x128: the one-warpgroup kernel, without the tuner or the rule",
+           rc == 0 and "one_wg_kernel" in out and "tuned_hopper(" not in out and
+           "hopper_cost(" not in out)
+    with tempfile.TemporaryDirectory() as tmp:  # a '+' line whose section is gone fails check
+        steps = copy_tree(tmp)
+        s = next(s for s in steps if any(heading for _, heading in s.extra))
+        path, heading = next((p, h) for p, h in s.extra if h)
+        text = open(os.path.join(tmp, path)).read()
+        open(os.path.join(tmp, path), "w").write(text.replace("// --- " + heading, "// " + heading))
+        problems = check(tmp)
+        expect(f"check, with the heading '{heading}' gone from a copy of {path}: fails",
+               any("no section" in p for p in problems))
+    print("selftest-names: " + ("diff finds every step by one name, refuses a shared one"
+                                if ok else "FAILED"))
+    return 0 if ok else 1
+
+
 def main():
     if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
         print(__doc__)
@@ -339,22 +500,21 @@ def main():
     cmd, rest = sys.argv[1], sys.argv[2:]
     if cmd == "list":
         for s in all_steps():
-            if rest and s.chapter != rest[0]:
+            if rest and rest[0].strip("/") not in (s.chapter, s.chapter.split("_")[0]):
                 continue
             size = "same file" if s.previous == "=" else ("new" if s.previous == "-" else
                                                           f"{s.diff} lines")
             prev = s.same_as.kernel if s.previous == "=" else s.previous
-            print(f"{s.chapter:<18} {s.kernel:<20} {s.file:<24} {size:<10} {prev}")
+            also = "".join(f" + {path}" for path, _ in s.extra)
+            named = "".join(f" (--kernel {n})" for n in s.names[1:])
+            print(f"{s.chapter:<18} {s.kernel:<20} {s.file:<24} {size:<10} {prev}{also}{named}")
         return 0
     if cmd == "diff":
         if len(rest) != 1:
-            print("usage: tools/steps.py diff KERNEL", file=sys.stderr)
+            print("usage: tools/steps.py diff STEP (a step's name, or CHAPTER/NAME)",
+                  file=sys.stderr)
             return 2
-        found = [s for s in all_steps() if s.kernel == rest[0]]
-        if not found:
-            print(f"no step named {rest[0]} (tools/steps.py list)", file=sys.stderr)
-            return 2
-        return show_diff(found[0])
+        return diff_command(rest[0])
     if cmd in ("check", "record"):
         problems = check(record=cmd == "record")
         for p in problems:
@@ -367,9 +527,15 @@ def main():
         return selftest()
     if cmd == "selftest-exercises":
         return selftest_exercises()
+    if cmd == "selftest-names":
+        return selftest_names()
     print(f"unknown command {cmd}", file=sys.stderr)
     return 2
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # diff ... | head
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)

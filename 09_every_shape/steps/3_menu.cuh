@@ -3,7 +3,7 @@
 // 64 rows); BM = 64 gives both consumer warpgroups the same 64 rows and half the columns each.
 // The menu (kMenu): 128 x 256, 128 x 192, 128 x 144, 64 x 128 and 64 x 64, each with the ring as
 // deep as shared memory allows (kMenuStages). The shape rule (hopper_cost, schedule.cuh) ranks
-// the menu's pairs of a tile and a schedule per shape; hopper (step 5) times the best few.
+// the menu's pairs of a tile and a schedule per shape; hopper (step 6) times the best few.
 //   m128x192, m128x144, m64x128, m64x64   the new tiles, each on plan_wave's schedule
 //
 //   ./build/09_every_shape/every_shape --kernel split_wave,m128x144 --size 1536 --bench

@@ -338,7 +338,7 @@ void launch_two_acc(int M, int N, int K, const bf16* A, const bf16* Bt, float* C
 }
 
 // The 64-row tiles on their own, each on plan_wave's schedule (as m64x128 and m64x64 run step
-// 7's kernel).
+// 3's kernel).
 void launch_acc2_64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
   launch_two_acc<64, 128>(M, N, K, A, Bt, C, 1 << 30);
 }

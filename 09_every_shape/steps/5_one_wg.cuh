@@ -4,8 +4,6 @@
 // so two warpgroups on the same 64 rows each read the same A tile: one warpgroup reads it once,
 // and issues half the wgmma (README, "One consumer warpgroup").
 //   wg1_64x128, wg1_64x64   one_wg_kernel<BN>, each on plan_wave's schedule
-//   hopper                  the chapter's answer: the shape rule's best few pairs of a tile
-//                           and a schedule, timed on a shape's first call (tuned_hopper)
 //
 //   ./build/09_every_shape/every_shape --kernel acc2_64x128,wg1_64x128 --size 1024 --bench
 //   tools/steps.py diff wg1_64x128        # against steps/4_two_acc.cuh
@@ -13,20 +11,13 @@
 // Included once, by 09_every_shape/kernels.cu.
 #pragma once
 
-#include <cstdio>
-#include <functional>
-#include <map>
-#include <tuple>
-#include <vector>
-
 #include "shared/tensorcore/pad.cuh"
 #include "shared/tensorcore/pipelined.cuh"  // grouped_tile
 #include "shared/hopper/hopper_device.cuh"
 #include "09_every_shape/steps/2_split_wave.cuh"  // SplitWorkspace, split_workspace
-#include "09_every_shape/steps/3_menu.cuh"        // kMenuStages, launch_menu
+#include "09_every_shape/steps/3_menu.cuh"        // kMenuStages
 #include "shared/hopper/tma_host.cuh"            // opt_in, tensor_map
-#include "common/device.h"                   // device_sm_count, device_facts
-#include "common/timer.h"                    // Timer: the candidates timed
+#include "common/device.h"                   // device_sm_count
 
 // Block b walks its work units (wave_unit: a split tile's slice first, then whole tiles), the
 // tiles numbered in chapter 07's grouped order. ws holds plan.splits partial (BM, BN) tiles per
@@ -359,67 +350,4 @@ void launch_wg1_64x128(int M, int N, int K, const bf16* A, const bf16* Bt, float
 }
 void launch_wg1_64x64(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
   launch_one_wg<64>(M, N, K, A, Bt, C, 1 << 30);
-}
-
-// The chapter's answer: a tile and a schedule per shape. The shape rule (hopper_candidates,
-// schedule.cuh) ranks every pair for this GPU, read from its device properties; on the first
-// call of a shape the few it ranks best are timed (Timer::time_interleaved, the L2 flushed
-// before each run, as the benchmark times them) and the fastest is kept for the rest of the
-// process. The 128-row tiles run step 3's kernel (two warpgroups of 64 rows each), 128 x 128
-// step 2's, the 64-row tiles this step's. The launchers instantiate exactly kMenu's tiles.
-static_assert(kMenuSize == 6 && kMenu[0].BM == 128 && kMenu[0].BN == 256 && kMenu[1].BN == 192 &&
-                  kMenu[2].BN == 144 && kMenu[3].BM == 64 && kMenu[3].BN == 128 &&
-                  kMenu[4].BM == 64 && kMenu[4].BN == 64 && kMenu[5].BM == 128 &&
-                  kMenu[5].BN == 128,
-              "launch_choice instantiates exactly the tiles hopper_candidates may pick");
-void launch_choice(const HopperChoice& h, int M, int N, int K, const bf16* A, const bf16* Bt,
-                   float* C) {
-  const int max_splits = h.schedule == Schedule::kWhole ? 1 : 1 << 30;
-  switch (h.tile) {
-    case 0: return launch_menu<128, 256>(M, N, K, A, Bt, C, max_splits);
-    case 1: return launch_menu<128, 192>(M, N, K, A, Bt, C, max_splits);
-    case 2: return launch_menu<128, 144>(M, N, K, A, Bt, C, max_splits);
-    case 3: return launch_one_wg<128>(M, N, K, A, Bt, C, max_splits);
-    case 4: return launch_one_wg<64>(M, N, K, A, Bt, C, max_splits);
-    default: return launch_split_wave_tile<128, 6>(M, N, K, A, Bt, C, max_splits);
-  }
-}
-
-HopperGpu this_gpu() {
-  const DeviceFacts& f = device_facts();
-  return {f.sms, f.sm_clock_mhz, f.dram_bytes_per_us};
-}
-
-// The choice for this shape, timed on its first call (the candidates write C; the caller runs
-// the chosen one after). One line on stderr says what was timed and chosen.
-HopperChoice tuned_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  static std::map<std::tuple<int, int, int>, HopperChoice> chosen;
-  const auto key = std::make_tuple(M, N, K);
-  const auto it = chosen.find(key);
-  if (it != chosen.end()) return it->second;
-  HopperChoice cs[kTuneMax] = {};
-  const int n = hopper_candidates(M, N, K, this_gpu(), cs);
-  int best = 0;
-  if (n > 1) {
-    static Timer timer;  // its flush buffer: twice the L2, allocated once
-    std::vector<std::function<void()>> runs;
-    for (int i = 0; i < n; ++i)
-      runs.push_back([&, i] { launch_choice(cs[i], M, N, K, A, Bt, C); });
-    constexpr int kTuneReps = 5;
-    const std::vector<Timing> t = timer.time_interleaved(runs, kTuneReps, true);
-    std::fprintf(stderr, "hopper: %dx%dx%d:", M, N, K);
-    for (int i = 0; i < n; ++i) {
-      if (t[i].median_ms < t[best].median_ms) best = i;
-    }
-    for (int i = 0; i < n; ++i)
-      std::fprintf(stderr, " %dx%d %s %.4f ms%s", kMenu[cs[i].tile].BM, kMenu[cs[i].tile].BN,
-                   cs[i].schedule == Schedule::kWhole ? "whole" : "split", t[i].median_ms,
-                   i == best ? " (chosen)" : "");
-    std::fprintf(stderr, "\n");
-  }
-  return chosen[key] = cs[best];
-}
-
-void launch_hopper(int M, int N, int K, const bf16* A, const bf16* Bt, float* C) {
-  launch_choice(tuned_hopper(M, N, K, A, Bt, C), M, N, K, A, Bt, C);
 }
