@@ -307,36 +307,36 @@ void setup_shape(const Shape& s, const Rank& rk, int pieces, uint64_t seed, bool
   CUDA_CHECK(cudaDeviceSynchronize());  // the fills are done before any rank's NCCL reads them
 }
 
+// Every piece GEMM of steps 2-4 (each shard's pieces, cut at its real rows), once: gemm_rows(rows).
+template <class GemmRows>
+void prewarm_pieces(const Rank& rk, int64_t M, int64_t S, int pieces, GemmRows&& gemm_rows) {
+  for (int s = 0; s < rk.gpus; ++s) {
+    const Range real = shard_real_rows(M, rk.gpus, s);
+    for (int p = 0; p < pieces; ++p) {
+      const Range piece = piece_rows(S, pieces, p);
+      gemm_rows(std::max<int64_t>(0, std::min(piece.end, real.size()) - piece.begin));
+    }
+  }
+}
 // Every GEMM shape a launch calls, once, alone: chapter 09's launcher tunes a shape on its first
 // call (timing candidates, synchronizing the device) and grows its workspaces; inside a launch
 // whose peers wait on NCCL that would stall them, and a device-wide sync could wait on a receive
 // whose sender is itself waiting.
 void prewarm(const Rank& rk, Kind kind, bool ag, const ShapeBuffers& b) {
+  const bool pieces = kind == Kind::kChunked || kind == Kind::kCopyEngine;
   if (ag) {
     const AgLayer& l = b.ag;
     const int64_t Nr = l.n.size();
     gemm(l.M, Nr, l.K, l.a_full, l.w, l.c);
-    if (kind == Kind::kChunked || kind == Kind::kCopyEngine)
-      for (int s = 0; s < rk.gpus; ++s) {
-        const Range real = shard_real_rows(l.M, rk.gpus, s);
-        for (int p = 0; p < l.pieces; ++p) {
-          const Range piece = piece_rows(l.S, l.pieces, p);
-          const int64_t rows = std::max<int64_t>(0, std::min(piece.end, real.size()) - piece.begin);
-          gemm(rows, Nr, l.K, l.a_full, l.w, l.c);
-        }
-      }
+    if (pieces)
+      prewarm_pieces(rk, l.M, l.S, l.pieces,
+                     [&](int64_t rows) { gemm(rows, Nr, l.K, l.a_full, l.w, l.c); });
   } else {
     const RsLayer& l = b.rs;
     gemm(l.M, l.N, l.k.size(), l.a, l.w, l.partial);
-    if (kind == Kind::kChunked || kind == Kind::kCopyEngine)
-      for (int s = 0; s < rk.gpus; ++s) {
-        const Range real = shard_real_rows(l.M, rk.gpus, s);
-        for (int p = 0; p < l.pieces; ++p) {
-          const Range piece = piece_rows(l.S, l.pieces, p);
-          const int64_t rows = std::max<int64_t>(0, std::min(piece.end, real.size()) - piece.begin);
-          gemm(rows, l.N, l.k.size(), l.a, l.w, l.partial);
-        }
-      }
+    if (pieces)
+      prewarm_pieces(rk, l.M, l.S, l.pieces,
+                     [&](int64_t rows) { gemm(rows, l.N, l.k.size(), l.a, l.w, l.partial); });
   }
   CUDA_CHECK(cudaDeviceSynchronize());  // tuned and grown before any launch that talks to peers
 }
