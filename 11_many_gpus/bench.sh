@@ -4,12 +4,14 @@
 #
 #   11_many_gpus/bench.sh BUILD OUTDIR [extra options for many_gpus, e.g. --chunks 4]
 #
-# Runs every step of both layers (ag_unfused, ag_chunked, ag_copy_engine, rs_unfused,
-# rs_chunked, rs_copy_engine; the GEMM and the communication alone beside them) at the issue's
+# Runs every step of both layers (ag_unfused, ag_chunked, ag_copy_engine, ag_tile_wait,
+# rs_unfused, rs_chunked, rs_copy_engine, rs_others_first; the GEMM and the communication alone
+# beside them) at the issue's
 # layer shapes (8192x28672x8192, 16384x28672x8192, 4096x8192x8192, 8192x8192x28672: the
 # program's default shapes, each as the column-parallel "ag" and the row-parallel "rs" layer) at
 # TP = 2 and TP = 4, then, where Python has torch, the PyTorch baseline (torch_async_tp.py) at
 # the same shapes. Writes OUTDIR/tp2.csv, tp4.csv, many_gpus.csv (both, one header),
+# tp*_timeline.csv (rank 0's spans of one more run of each row: timeline.py draws them),
 # torch_tp*.csv and a log of each. Less of it, to save GPU time:
 #   options after OUTDIR go to many_gpus (--kernel rs_unfused,rs_copy_engine: those steps, with
 #   the GEMM and comm alone of their layer; --reps N; --shapes ...);
@@ -30,7 +32,7 @@ status=0
 tps=${BENCH_TP:-2 4}
 for g in $tps; do
   echo "== many_gpus --gpus $g --bench" | tee "$out/tp$g.log"
-  MANY_GPUS_SKIP_FEWER=1 "$prog" --gpus "$g" --bench --csv "$out/tp$g.csv" "$@" \
+  MANY_GPUS_SKIP_FEWER=1 "$prog" --gpus "$g" --bench --timeline 1 --csv "$out/tp$g.csv" "$@" \
     2>&1 | tee -a "$out/tp$g.log"
   rc=${PIPESTATUS[0]}
   case $rc in

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include <cuda_bf16.h>
@@ -80,6 +81,54 @@ inline void join_streams(Rank& rk) {
   stream_waits(rk, 0, rk.sum_stream);
 }
 
+// --- The timeline (--timeline 1) ---------------------------------------------------------------
+// When on, every GEMM, collective, copy and sum a step enqueues is bracketed by two timing
+// events on its stream (span_begin, span_end); main.cu reads them after the run, relative to an
+// event recorded on stream 0 when the launch began. Off (the timed runs): nothing is recorded.
+struct Span {
+  cudaStream_t stream;
+  std::string what;
+  cudaEvent_t begin, end;
+};
+struct Trace {
+  bool on = false;
+  std::vector<Span> spans;
+  std::vector<cudaEvent_t> pool;
+  size_t next = 0;
+  cudaEvent_t event() {
+    if (next == pool.size()) {
+      cudaEvent_t e;
+      CUDA_CHECK(cudaEventCreate(&e));
+      pool.push_back(e);
+    }
+    return pool[next++];
+  }
+};
+inline Trace& trace() {
+  static Trace t;  // one rank per process
+  return t;
+}
+inline int span_begin(cudaStream_t s, const std::string& what) {
+  Trace& t = trace();
+  if (!t.on) return -1;
+  t.spans.push_back({s, what, t.event(), t.event()});
+  CUDA_CHECK(cudaEventRecord(t.spans.back().begin, s));
+  return int(t.spans.size()) - 1;
+}
+inline void span_end(int i) {
+  if (i < 0) return;
+  const Span& sp = trace().spans[size_t(i)];
+  CUDA_CHECK(cudaEventRecord(sp.end, sp.stream));
+}
+
+// A pull (steps 3-6): bytes from a peer's memory (opened through CUDA IPC) into this GPU's, on
+// stream s; the driver gives a copy between GPUs to a copy engine, not to an SM.
+inline void pull(void* dst, const void* src, size_t bytes, cudaStream_t s, const char* what) {
+  const int sp = span_begin(s, what);
+  CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+  span_end(sp);
+}
+
 // C (M, N) = A (M, K) Bt (N, K)^T on stream 0: chapter 09's answer (launch_hopper: a tile and a
 // schedule per shape, timed on its first call; main.cu calls every shape once before timing).
 // An empty product writes nothing; K = 0 (a K slice a rank did not get) writes zeros.
@@ -89,7 +138,9 @@ inline void gemm(int64_t M, int64_t N, int64_t K, const bf16* A, const bf16* Bt,
     CUDA_CHECK(cudaMemsetAsync(C, 0, size_t(M) * N * sizeof(float), 0));
     return;
   }
+  const int sp = span_begin(0, "GEMM " + std::to_string(M) + " rows");
   launch_hopper(int(M), int(N), int(K), A, Bt, C);
+  span_end(sp);
 }
 
 // Waits for event e, checking NCCL's asynchronous errors every millisecond. On an NCCL error,
@@ -108,7 +159,8 @@ struct AgLayer {
   int M = 0, N = 0, K = 0;  // the whole layer
   int64_t S = 0;            // rows of a shard (shard_rows); A padded to G S rows
   Range n;                  // this rank's rows of W: columns n of C
-  int pieces = 1;           // step 2: pieces a shard
+  int pieces = 1;           // steps 2-3: pieces a shard
+  int wait_pieces = 1;      // step 5: pieces a shard, a flag each
   const bf16* a_shard;      // (S, K): rows [r S, r S + S) of A, zero past M
   bf16* a_full;             // (G S, K): the gathered A
   const bf16* w;            // (N_r, K): rows n of W
@@ -131,6 +183,9 @@ struct RsLayer {
   float* out;               // (S, N): the output (rows past M: padding, not compared)
   float* stage = nullptr;   // step 4: (G, S, N): slot j, the rows of rs_to(r, j), pulled by it
   const float* peer_stage[kMaxGpus] = {};  // step 4: every rank's stage, opened through CUDA IPC
+  bf16* stage16 = nullptr;  // step 7: (G, S, N) BF16: the stage rounded, pulled by the peers
+  bf16* recv16 = nullptr;   // step 7: (G, S, N) BF16: slot j, the terms pulled at step j
+  const bf16* peer_stage16[kMaxGpus] = {};  // step 7: every rank's stage16
   struct RsSignals* signals = nullptr;     // step 4: the events and flags between the ranks
 };
 
@@ -162,10 +217,15 @@ struct RsSignals {
 // The pieces timed beside them: the GEMM alone and NCCL's collective alone, on the same buffers.
 void launch_ag_unfused(Rank& rk, const AgLayer& l);    // 1: ncclAllGather, then the GEMM
 void launch_rs_unfused(Rank& rk, const RsLayer& l);    // 1: the GEMM, then ncclReduceScatter
-void launch_ag_chunked(Rank& rk, const AgLayer& l);    // 2: pieces; the GEMM of one while the next moves
+void launch_ag_chunked(Rank& rk, const AgLayer& l);    // 2: a piece's GEMM while the next moves
 void launch_ag_copy_engine(Rank& rk, const AgLayer& l);  // 3: the pieces pulled by copy engines
 void launch_rs_chunked(Rank& rk, const RsLayer& l);    // 2: the same, the sums in a fixed order
 void launch_rs_copy_engine(Rank& rk, const RsLayer& l);  // 4: each rank pulls its rows' pieces
+void launch_ag_tile_wait(Rank& rk, const AgLayer& l);    // 5: one GEMM; a tile waits for its rows
+void launch_rs_others_first(Rank& rk, const RsLayer& l);  // 6: the peers' rows first, own last
+void launch_rs_bf16_partials(Rank& rk, const RsLayer& l);  // 7: BF16 partials on the wire
+void launch_ag_gemm_tiles(Rank& rk, const AgLayer& l);     // step 5's GEMM alone, nothing waited
+void launch_rs_comm_bf16(Rank& rk, const RsLayer& l);      // NCCL's BF16 reduce-scatter alone
 void launch_ag_gemm(Rank& rk, const AgLayer& l);
 void launch_rs_gemm(Rank& rk, const RsLayer& l);
 void launch_ag_comm(Rank& rk, const AgLayer& l);

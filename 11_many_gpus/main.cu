@@ -35,6 +35,9 @@
 #include "11_many_gpus/steps/2_chunked.cuh"
 #include "11_many_gpus/steps/3_copy_engine.cuh"
 #include "11_many_gpus/steps/4_copy_engine_rs.cuh"
+#include "11_many_gpus/steps/5_tile_wait.cuh"
+#include "11_many_gpus/steps/6_others_first.cuh"
+#include "11_many_gpus/steps/7_bf16_partials.cuh"
 #include "common/cli.h"
 #include "common/device.h"
 #include "common/matrix.h"
@@ -68,6 +71,7 @@ struct Shared {
   std::atomic<int64_t> beat;  // counts the ranks' finished waits: the parent's sign of progress
   cudaIpcMemHandle_t shard_handle[kMaxGpus];  // step 3: each rank's a_shard, for its peers
   cudaIpcMemHandle_t stage_handle[kMaxGpus];  // step 4: each rank's stage, for its peers
+  cudaIpcMemHandle_t stage16_handle[kMaxGpus];  // step 7: each rank's BF16 stage
   Published published[kMaxGpus];  // step 4: each rank's IPC events and their flags
   int rows = 0, gpus = 0;
   RowSlot slot[1];  // rows x gpus, row-major (sized at the mapping)
@@ -78,33 +82,44 @@ static_assert(std::atomic<int>::is_always_lock_free && std::atomic<int64_t>::is_
 Shared* g_shared = nullptr;  // the ranks' heartbeat (wait_bounded)
 
 // --- The rows: per shape, per layer, the halves alone (with --bench) and the selected steps ----
-enum class Kind { kGemm, kComm, kUnfused, kChunked, kCopyEngine };
+enum class Kind {
+  kGemm, kComm, kUnfused, kChunked, kCopyEngine, kTileWait, kOthersFirst, kBf16Partials,
+  kGemmTiles, kCommBf16  // timed only: step 5's GEMM alone; the reduce-scatter of BF16 alone
+};
 struct RowSpec {
   int shape;
   bool ag;  // the column-parallel layer (all-gather); else row-parallel (reduce-scatter)
   Kind kind;
   std::string name() const {
-    static const char* k[] = {"gemm", "comm", "unfused", "chunked", "copy_engine"};
+    static const char* k[] = {"gemm",      "comm",         "unfused",      "chunked",
+                              "copy_engine", "tile_wait", "others_first", "bf16_partials",
+                              "gemm_tiles",  "comm_bf16"};
     return std::string(ag ? "ag_" : "rs_") + k[int(kind)];
   }
 };
 
-const CliSpec& spec_with(int* gpus, int* chunks, int* timeout) {
+const CliSpec& spec_with(int* gpus, int* chunks, int* wait_pieces, int* timeout, int* timeline) {
   static CliSpec s;
   s.program = "11_many_gpus/many_gpus";
   s.summary =
       "a tensor-parallel layer on G GPUs through NCCL (one process per GPU): column-parallel "
       "(ag: all-gather, then GEMM) and row-parallel (rs: GEMM, then reduce-scatter), unfused, "
       "in chunks, and by the copy engines; each shape is the whole layer M x N x K";
-  s.kernels = {"ag_unfused", "ag_chunked", "ag_copy_engine", "rs_unfused", "rs_chunked",
-               "rs_copy_engine"};
+  s.kernels = {"ag_unfused",     "ag_chunked",     "ag_copy_engine",  "ag_tile_wait",
+               "rs_unfused",     "rs_chunked",     "rs_copy_engine",  "rs_others_first",
+               "rs_bf16_partials"};
   s.options = {
       {"--gpus", "G", "GPUs, one process each (1-8; default: every visible GPU, at most 8)", 1,
        kMaxGpus, gpus, nullptr},
-      {"--chunks", "C", "steps 2-4: pieces of each shard (1-64, default 2)", 1, 64, chunks,
+      {"--chunks", "C", "steps 2-4 and 6: pieces of each shard (1-64, default 2)", 1, 64, chunks,
        nullptr},
+      {"--wait-pieces", "P", "step 5: pieces of each shard, a flag each (1-64, default 4)", 1, 64,
+       wait_pieces, nullptr},
       {"--timeout", "S", "seconds before a rank that waits is stopped (default 600)", 1, 86400,
        timeout, nullptr},
+      {"--timeline", "1", "one more run of each row with its spans timed (rank 0's GEMMs, "
+       "collectives, copies and sums per stream) into CSV_timeline.csv beside --csv", 0, 1,
+       timeline, nullptr},
   };
   // The issue's layer shapes (M x N x K: tokens, outputs, inputs), each as both layers.
   s.default_shapes = {{8192, 28672, 8192}, {16384, 28672, 8192}, {4096, 8192, 8192},
@@ -204,6 +219,7 @@ namespace {
 struct ShapeBuffers {  // this rank's slices of one shape, both layers
   DeviceBuffer<bf16> ag_shard, ag_full, ag_w, rs_a, rs_w;
   DeviceBuffer<float> ag_c, rs_partial, rs_send, rs_recv, rs_out, rs_stage;
+  DeviceBuffer<bf16> rs_stage16, rs_recv16;  // step 7
   AgLayer ag;
   RsLayer rs;
   std::vector<float> ag_ref, rs_ref;  // this rank's output of the whole layer on one GPU
@@ -232,7 +248,8 @@ std::vector<float> to_host(const float* d, int64_t n) {
 }
 
 // Bytes this rank needs for a shape (the layers in use), to refuse a shape that does not fit.
-double bytes_needed(const Shape& s, int G, bool ag, bool rs, bool chunked_rs, bool copy_rs) {
+double bytes_needed(const Shape& s, int G, bool ag, bool rs, bool chunked_rs, bool copy_rs,
+                    bool bf16_rs) {
   const double S = double(shard_rows(s.M, G)), M = s.M, N = s.N, K = s.K;
   double b = 0;
   if (ag) b += 2 * (S * K + G * S * K + (N / G + kNUnit) * K) + 4 * M * (N / G + kNUnit);
@@ -242,18 +259,20 @@ double bytes_needed(const Shape& s, int G, bool ag, bool rs, bool chunked_rs, bo
     if (chunked_rs || copy_rs) b += 4 * G * S * N;  // recv
     if (chunked_rs) b += 4 * G * S * N;             // send
     if (copy_rs) b += 4 * G * S * N;                // stage
+    if (bf16_rs) b += 2 * 2 * G * S * N;            // stage16, recv16
   }
   return b;
 }
 
-void setup_shape(const Shape& s, const Rank& rk, int pieces, uint64_t seed, bool ag, bool rs,
-                 bool chunked_rs, bool copy_rs, RsSignals* signals, ShapeBuffers* b) {
+void setup_shape(const Shape& s, const Rank& rk, int pieces, int wait_pieces, uint64_t seed,
+                 bool ag, bool rs, bool chunked_rs, bool copy_rs, bool bf16_rs,
+                 RsSignals* signals, ShapeBuffers* b) {
   const int G = rk.gpus, r = rk.rank;
   const int64_t M = s.M, N = s.N, K = s.K, S = shard_rows(M, G);
   const uint64_t seed_a = seed, seed_w = seed + 1;
   if (ag) {
     AgLayer& l = b->ag;
-    l.M = s.M, l.N = s.N, l.K = s.K, l.S = S, l.pieces = pieces;
+    l.M = s.M, l.N = s.N, l.K = s.K, l.S = S, l.pieces = pieces, l.wait_pieces = wait_pieces;
     l.n = column_slice(N, G, r);
     b->ag_shard = DeviceBuffer<bf16>(size_t(S * K));
     b->ag_full = DeviceBuffer<bf16>(size_t(G * S * K));
@@ -292,6 +311,11 @@ void setup_shape(const Shape& s, const Rank& rk, int pieces, uint64_t seed, bool
       l.stage = b->rs_stage.get();
       l.signals = signals;
     }
+    if (bf16_rs) {  // step 7: the stage rounded, and where the peers' terms land
+      b->rs_stage16 = DeviceBuffer<bf16>(size_t(G * S * N));
+      b->rs_recv16 = DeviceBuffer<bf16>(size_t(G * S * N));
+      l.stage16 = b->rs_stage16.get(), l.recv16 = b->rs_recv16.get();
+    }
     fill_block(b->rs_a.get(), M, l.k.size(), 0, l.k.begin, K, M, seed_a);
     fill_block(b->rs_w.get(), N, l.k.size(), 0, l.k.begin, K, N, seed_w);
     // The partial's padding rows stay zero: the GEMM writes M rows, NCCL sums all G S.
@@ -307,7 +331,7 @@ void setup_shape(const Shape& s, const Rank& rk, int pieces, uint64_t seed, bool
   CUDA_CHECK(cudaDeviceSynchronize());  // the fills are done before any rank's NCCL reads them
 }
 
-// Every piece GEMM of steps 2-4 (each shard's pieces, cut at its real rows), once: gemm_rows(rows).
+// Every piece GEMM of steps 2-4 and 6 (each shard's pieces, cut at its real rows), once.
 template <class GemmRows>
 void prewarm_pieces(const Rank& rk, int64_t M, int64_t S, int pieces, GemmRows&& gemm_rows) {
   for (int s = 0; s < rk.gpus; ++s) {
@@ -323,11 +347,15 @@ void prewarm_pieces(const Rank& rk, int64_t M, int64_t S, int pieces, GemmRows&&
 // whose peers wait on NCCL that would stall them, and a device-wide sync could wait on a receive
 // whose sender is itself waiting.
 void prewarm(const Rank& rk, Kind kind, bool ag, const ShapeBuffers& b) {
-  const bool pieces = kind == Kind::kChunked || kind == Kind::kCopyEngine;
+  const bool pieces = kind == Kind::kChunked || kind == Kind::kCopyEngine ||
+                      kind == Kind::kOthersFirst || kind == Kind::kBf16Partials ||
+                      (kind == Kind::kTileWait && b.ag.K % 8 != 0);
   if (ag) {
     const AgLayer& l = b.ag;
     const int64_t Nr = l.n.size();
     gemm(l.M, Nr, l.K, l.a_full, l.w, l.c);
+    if (kind == Kind::kTileWait || kind == Kind::kGemmTiles)
+      prepare_ag_tile_wait(rk, l);  // its flags and order of blocks
     if (pieces)
       prewarm_pieces(rk, l.M, l.S, l.pieces,
                      [&](int64_t rows) { gemm(rows, Nr, l.K, l.a_full, l.w, l.c); });
@@ -341,6 +369,33 @@ void prewarm(const Rank& rk, Kind kind, bool ag, const ShapeBuffers& b) {
   CUDA_CHECK(cudaDeviceSynchronize());  // tuned and grown before any launch that talks to peers
 }
 
+// The steps (verified); the rest are timed only, as pieces of the layer.
+bool is_step(Kind k) {
+  return k != Kind::kGemm && k != Kind::kComm && k != Kind::kGemmTiles && k != Kind::kCommBf16;
+}
+
+// Step 7's check: chapter 09's tolerance, plus the rounding of each peer's term to BF16 (|error|
+// <= 2^-8 |term|, round to nearest). For random inputs the G - 1 rounding errors of an element
+// are independent, each uniform within half a BF16 step: rms at most 2^-8 / sqrt(3) of its
+// term's rms, and the terms' variances add up to at most the output's (independent K slices),
+// so the element's error has rms at most sigma = 2^-8 / sqrt(3) rms(C). Allowed: 8 sigma per
+// element (as gemm_tolerance allows 8 typical errors) and 4 sigma / rms(C) norm-wise. A missing
+// term is about rms(C) / sqrt(G) per element, 30x the elementwise allowance at G = 8.
+Tolerance bf16_partials_tolerance(int K, double ref_rms) {
+  const double sigma = std::ldexp(1.0, -8) / std::sqrt(3.0);
+  Tolerance t = tensor_core_tolerance(K, ref_rms);
+  t.atol += 8 * sigma * ref_rms;
+  t.max_rel_err += 4 * sigma;
+  return t;
+}
+
+// The steps whose ranks pull from their peers' memory (CUDA IPC): 3 and 5 the shards, 4 and 6
+// the stage.
+bool peer_pulls(Kind k) {
+  return k == Kind::kCopyEngine || k == Kind::kTileWait || k == Kind::kOthersFirst ||
+         k == Kind::kBf16Partials;
+}
+
 void launch_row(Rank& rk, const RowSpec& row, const ShapeBuffers& b) {
   switch (row.kind) {
     case Kind::kGemm: return row.ag ? launch_ag_gemm(rk, b.ag) : launch_rs_gemm(rk, b.rs);
@@ -349,6 +404,11 @@ void launch_row(Rank& rk, const RowSpec& row, const ShapeBuffers& b) {
     case Kind::kChunked: return row.ag ? launch_ag_chunked(rk, b.ag) : launch_rs_chunked(rk, b.rs);
     case Kind::kCopyEngine:
       return row.ag ? launch_ag_copy_engine(rk, b.ag) : launch_rs_copy_engine(rk, b.rs);
+    case Kind::kTileWait: return launch_ag_tile_wait(rk, b.ag);
+    case Kind::kOthersFirst: return launch_rs_others_first(rk, b.rs);
+    case Kind::kBf16Partials: return launch_rs_bf16_partials(rk, b.rs);
+    case Kind::kGemmTiles: return launch_ag_gemm_tiles(rk, b.ag);
+    case Kind::kCommBf16: return launch_rs_comm_bf16(rk, b.rs);
   }
 }
 
@@ -366,11 +426,13 @@ std::vector<float> run_verified(Rank& rk, const RowSpec& row, ShapeBuffers& b, f
     poison(b.rs.out, size_t(b.rs.S * b.rs.N) * sizeof(float));
     if (b.rs.send) poison(b.rs.send, size_t(G * b.rs.S * b.rs.N) * sizeof(float));
     if (b.rs.recv) poison(b.rs.recv, size_t(G * b.rs.S * b.rs.N) * sizeof(float));
-    if (row.kind == Kind::kCopyEngine) {
+    if (b.rs.recv16) poison(b.rs.recv16, size_t(G * b.rs.S * b.rs.N) * sizeof(bf16));
+    if (!row.ag && peer_pulls(row.kind)) {
       // The peers read this rank's stage: poisoned only when every rank has ended its last
       // run (a rank's run ends with its own pulls done; the timed runs begin with a barrier).
       barrier(rk, token, done, "the other ranks to end their runs (step 4's stage)");
       poison(b.rs.stage, size_t(G * b.rs.S * b.rs.N) * sizeof(float));
+      if (b.rs.stage16) poison(b.rs.stage16, size_t(G * b.rs.S * b.rs.N) * sizeof(bf16));
     }
   }
   CUDA_CHECK(cudaDeviceSynchronize());  // poisoned before the launch reads or writes
@@ -450,8 +512,54 @@ void open_signals(Rank& rk, Shared* sh, int pieces, float* token, cudaEvent_t do
   }
 }
 
+// --timeline: where rank 0 writes the spans (beside --csv, else in the working folder).
+std::string timeline_path(const Options& opt) {
+  std::string base = opt.csv.empty() ? "many_gpus.csv" : opt.csv;
+  const size_t n = base.size();
+  if (n > 4 && base.compare(n - 4, 4, ".csv") == 0) base.resize(n - 4);
+  return base + "_timeline.csv";
+}
+
+// One more run of a row with every span timed (layer.cuh, span_begin): rank 0 writes each span,
+// microseconds from the launch's start on stream 0, and the whole launch as stream "all".
+void traced_run(Rank& rk, const RowSpec& row, const Shape& s, const ShapeBuffers& b,
+                float* token, cudaEvent_t start, cudaEvent_t stop, cudaEvent_t done, FILE* out) {
+  barrier(rk, token, done, "the other ranks (the timeline's run)");
+  Trace& t = trace();
+  t.on = true;
+  t.spans.clear();
+  t.next = 0;
+  CUDA_CHECK(cudaEventRecord(start, 0));
+  launch_row(rk, row, b);
+  CUDA_CHECK(cudaEventRecord(stop, 0));
+  wait_bounded(rk, stop, ("the timeline's run of " + row.name()).c_str());
+  t.on = false;
+  if (!out) return;
+  auto since = [&](cudaEvent_t e) {
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, e));
+    return 1000.0 * ms;
+  };
+  auto stream_name = [&](cudaStream_t st) -> std::string {
+    if (st == 0) return "stream 0";
+    if (st == rk.comm_stream) return "comm";
+    if (st == rk.sum_stream) return "sums";
+    for (int j = 1; j < rk.gpus; ++j)
+      if (st == rk.copy_streams[size_t(j - 1)])
+        return "copy from " + std::to_string(ag_from(rk.rank, rk.gpus, j));
+    return "other";
+  };
+  const std::string head = std::string(row.ag ? "ag," : "rs,") + row.name().substr(3) + "," +
+                           std::to_string(rk.gpus) + "," + std::to_string(s.M) + "," +
+                           std::to_string(s.N) + "," + std::to_string(s.K) + ",";
+  for (const Span& sp : t.spans)
+    std::fprintf(out, "%s%s,%s,%.1f,%.1f\n", head.c_str(), stream_name(sp.stream).c_str(),
+                 sp.what.c_str(), since(sp.begin), since(sp.end));
+  std::fprintf(out, "%sall,launch,0.0,%.1f\n", head.c_str(), since(stop));
+}
+
 int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows, int pieces,
-             int timeout_s, Shared* sh) {
+             int wait_pieces, int timeout_s, bool timeline, Shared* sh) {
   Rank rk;
   rk.rank = r, rk.gpus = G, rk.device = r, rk.wait_s = timeout_s;
   CUDA_CHECK(cudaSetDevice(r));
@@ -484,25 +592,38 @@ int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows,
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
   CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  FILE* tl = nullptr;  // --timeline: rank 0's spans
+  if (timeline && r == 0) {
+    tl = std::fopen(timeline_path(opt).c_str(), "w");
+    if (!tl) {
+      std::fprintf(stderr, "rank 0: cannot write %s\n", timeline_path(opt).c_str());
+      return kExitUsage;
+    }
+    std::fprintf(tl, "# rank 0's spans, microseconds from the launch's start on stream 0\n"
+                     "layer,step,gpus,M,N,K,stream,what,begin_us,end_us\n");
+  }
   RsSignals signals;  // step 4's
   if (std::any_of(rows.begin(), rows.end(),
-                  [](const RowSpec& x) { return !x.ag && x.kind == Kind::kCopyEngine; }))
+                  [](const RowSpec& x) { return !x.ag && peer_pulls(x.kind); }))
     open_signals(rk, sh, pieces, token.get(), done, &signals);
 
   for (size_t si = 0; si < opt.shapes.size(); ++si) {
     const Shape& s = opt.shapes[si];
     std::vector<int> here;  // this shape's rows
     bool ag = false, rs = false, chunked_rs = false, copy_ag = false, copy_rs = false;
+    bool bf16_rs = false;
     for (size_t i = 0; i < rows.size(); ++i)
       if (rows[i].shape == int(si)) {
         here.push_back(int(i));
         (rows[i].ag ? ag : rs) = true;
         chunked_rs = chunked_rs || (!rows[i].ag && rows[i].kind == Kind::kChunked);
-        (rows[i].ag ? copy_ag : copy_rs) |= rows[i].kind == Kind::kCopyEngine;
+        (rows[i].ag ? copy_ag : copy_rs) |= peer_pulls(rows[i].kind);
+        bf16_rs = bf16_rs || (!rows[i].ag && (rows[i].kind == Kind::kBf16Partials ||
+                                              rows[i].kind == Kind::kCommBf16));
       }
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    const double need = bytes_needed(s, G, ag, rs, chunked_rs, copy_rs);
+    const double need = bytes_needed(s, G, ag, rs, chunked_rs, copy_rs, bf16_rs);
     if (need > 0.9 * double(free_b)) {
       std::fprintf(stderr, "%dx%dx%d needs %.1f GiB on each of %d GPUs; GPU %d has %.1f GiB "
                            "free\n", s.M, s.N, s.K, need / (1 << 30), G, r,
@@ -510,21 +631,25 @@ int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows,
       return kExitUsage;
     }
     ShapeBuffers b;
-    setup_shape(s, rk, pieces, opt.seed, ag, rs, chunked_rs, copy_rs, &signals, &b);
+    setup_shape(s, rk, pieces, wait_pieces, opt.seed, ag, rs, chunked_rs, copy_rs, bf16_rs,
+                &signals, &b);
     // Destroyed before b: closed while the peers' buffers still exist.
-    PeerBuffers shards, stages;
+    PeerBuffers shards, stages, stages16;
     if (copy_ag)
       shards.open(rk, sh->shard_handle, b.ag.a_shard, b.ag.peer_shard, token.get(), done);
     if (copy_rs)
       stages.open(rk, sh->stage_handle, static_cast<const float*>(b.rs.stage), b.rs.peer_stage,
                   token.get(), done);
+    if (bf16_rs && copy_rs)
+      stages16.open(rk, sh->stage16_handle, static_cast<const bf16*>(b.rs.stage16),
+                    b.rs.peer_stage16, token.get(), done);
 
     // Verify each step (not the halves alone, which are pieces of the unfused step).
     std::vector<int> timed;
     for (int i : here) {
       RowSlot& slot = sh->at(i, r);
       const RowSpec& row = rows[i];
-      if (row.kind == Kind::kGemm || row.kind == Kind::kComm) {
+      if (!is_step(row.kind)) {
         prewarm(rk, row.kind, row.ag, b);
         slot.status = kTimed;
         timed.push_back(i);
@@ -538,7 +663,10 @@ int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows,
       VerifyResult v;
       v.pass = true;
       if (nrows * cols > 0) {
-        const Tolerance tol = tensor_core_tolerance(s.K, rms(ref.data(), int64_t(ref.size())));
+        const double ref_rms = rms(ref.data(), int64_t(ref.size()));
+        const Tolerance tol = row.kind == Kind::kBf16Partials
+                                  ? bf16_partials_tolerance(s.K, ref_rms)
+                                  : tensor_core_tolerance(s.K, ref_rms);
         v = verify(got.data(), ref.data(), int(nrows), int(cols), tol);
       }
       slot.rel_err = v.rel_err;
@@ -561,6 +689,8 @@ int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows,
       // rank is still timed here and reported FAIL by the parent.
       if (opt.bench) timed.push_back(i);
     }
+    if (timeline)
+      for (int i : here) traced_run(rk, rows[i], s, b, token.get(), start, stop, done, tl);
     if (!opt.bench) continue;
 
     // Timing: rounds of every row of this shape, each round in round_order (the same on every
@@ -600,6 +730,7 @@ int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows,
       }
     }
   }
+  if (tl) std::fclose(tl);
   ncclCommDestroy(rk.comm);
   // Completed: 0, whatever the checks found (the parent reads them from the slots). Any other
   // exit status means this rank stopped early, and the others must be stopped.
@@ -681,8 +812,8 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int gpus_opt = 0, chunks = 2, timeout_s = 600;
-  const CliSpec& spec = spec_with(&gpus_opt, &chunks, &timeout_s);
+  int gpus_opt = 0, chunks = 2, wait_pieces = 4, timeout_s = 600, timeline = 0;
+  const CliSpec& spec = spec_with(&gpus_opt, &chunks, &wait_pieces, &timeout_s, &timeline);
   Options opt;
   std::string error;
   switch (parse_cli(spec, argc, argv, &opt, &error)) {
@@ -747,12 +878,24 @@ int main(int argc, char** argv) {
   for (int si = 0; si < int(opt.shapes.size()); ++si)
     for (bool ag : {true, false}) {
       if (!(ag ? any_ag : any_rs)) continue;
-      if (opt.bench) rows.push_back({si, ag, Kind::kGemm}), rows.push_back({si, ag, Kind::kComm});
+      if (opt.bench) {
+        rows.push_back({si, ag, Kind::kGemm});
+        rows.push_back({si, ag, Kind::kComm});
+        // Beside a step whose GEMM or bytes differ, the pieces of its own limit.
+        auto asked = [&](const char* k) {
+          return std::find(opt.kernels.begin(), opt.kernels.end(), k) != opt.kernels.end();
+        };
+        if (ag && asked("ag_tile_wait")) rows.push_back({si, ag, Kind::kGemmTiles});
+        if (!ag && asked("rs_bf16_partials")) rows.push_back({si, ag, Kind::kCommBf16});
+      }
       for (const auto& k : opt.kernels)
         if ((k[0] == 'a') == ag)
-          rows.push_back({si, ag, k.find("chunked") != std::string::npos       ? Kind::kChunked
-                                  : k.find("copy_engine") != std::string::npos ? Kind::kCopyEngine
-                                                                               : Kind::kUnfused});
+          rows.push_back({si, ag, k.find("chunked") != std::string::npos        ? Kind::kChunked
+                                  : k.find("copy_engine") != std::string::npos  ? Kind::kCopyEngine
+                                  : k.find("tile_wait") != std::string::npos    ? Kind::kTileWait
+                                  : k.find("others_first") != std::string::npos ? Kind::kOthersFirst
+                                  : k.find("bf16_partials") != std::string::npos ? Kind::kBf16Partials
+                                                                                : Kind::kUnfused});
     }
   const size_t map_bytes = sizeof(Shared) + sizeof(RowSlot) * rows.size() * kMaxGpus;
   void* mem = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -811,7 +954,7 @@ int main(int argc, char** argv) {
   sh->rows = int(rows.size());
   sh->gpus = G;
   const int code = run_ranks(G, timeout_s, [&](int r) {
-    return run_rank(r, G, opt, rows, chunks, timeout_s, sh);
+    return run_rank(r, G, opt, rows, chunks, wait_pieces, timeout_s, timeline != 0, sh);
   });
   if (code != kExitPass && code != kExitFail) return code;
 
@@ -868,16 +1011,20 @@ int main(int argc, char** argv) {
     const RowSpec& row = rows[i];
     const Out& o = out[i];
     const Shape& s = opt.shapes[row.shape];
+    // The limit: the faster GEMM alone (chapter 09's; step 5's where timed) and the comm alone
+    // of the bytes the row moves (BF16 for step 7).
     const Out* g = find(row.shape, row.ag, Kind::kGemm);
-    const Out* c = find(row.shape, row.ag, Kind::kComm);
+    const Out* gt = find(row.shape, row.ag, Kind::kGemmTiles);
+    if (g && gt && gt->timed && (!g->timed || gt->ms < g->ms)) g = gt;
+    const bool bf16 = row.kind == Kind::kBf16Partials || row.kind == Kind::kCommBf16;
+    const Out* c = find(row.shape, row.ag, bf16 ? Kind::kCommBf16 : Kind::kComm);
     const Out* u = find(row.shape, row.ag, Kind::kUnfused);
     const double limit = g && c && g->timed && c->timed ? std::max(g->ms, c->ms) : 0;
-    const bool step = row.kind == Kind::kUnfused || row.kind == Kind::kChunked ||
-                      row.kind == Kind::kCopyEngine;  // the steps, verified; GEMM and comm are only timed
+    const bool step = is_step(row.kind);  // verified; the GEMMs and comms alone are only timed
     const double pct = step && o.timed && limit > 0 ? 100 * limit / o.ms : 0;
     const double xu = step && o.timed && u && u->timed ? u->ms / o.ms : 0;
     // The whole layer's rate (every GPU): the GEMM's FLOPs over the slowest rank's time.
-    const double tflops = o.timed && row.kind != Kind::kComm
+    const double tflops = o.timed && row.kind != Kind::kComm && row.kind != Kind::kCommBf16
                               ? 2.0 * s.M * s.N * s.K / (o.ms * 1e9) : 0;
     const char* status = !step ? "timed" : o.pass ? "pass" : "FAIL";
     all_pass = all_pass && o.pass;
@@ -893,8 +1040,8 @@ int main(int argc, char** argv) {
     if (csv)
       std::fprintf(csv, "many_gpus,%s,%s,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%d,%.2f,%.6f,%.2f,%.3f,"
                         "%.3e,%s\n", row.ag ? "ag" : "rs", row.name().substr(3).c_str(), G, s.M,
-                   s.N, s.K, chunks, o.ms, o.lo, o.hi, o.reps, tflops, limit, pct, xu, o.rel_err,
-                   status);
+                   s.N, s.K, row.kind == Kind::kTileWait ? wait_pieces : chunks, o.ms, o.lo,
+                   o.hi, o.reps, tflops, limit, pct, xu, o.rel_err, status);
   }
   if (csv) std::fclose(csv);
   std::printf("%s\n", all_pass ? "PASSED" : "FAILED");

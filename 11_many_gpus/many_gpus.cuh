@@ -12,7 +12,9 @@
 //     rows [r S, r S + S) of sum_r P_r.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include <cuda_runtime.h>  // __host__ __device__ (the host tests compile this with g++)
 
@@ -72,6 +74,51 @@ __host__ __device__ constexpr Range k_slice(int64_t K, int G, int r) {
 constexpr int64_t kPieceUnit = 64;
 __host__ __device__ constexpr Range piece_rows(int64_t shard, int pieces, int p) {
   return split_range(shard, pieces, kPieceUnit, p);
+}
+
+// --- Step 5: the row blocks in the order their rows arrive --------------------------------------
+// Step 5's GEMM takes C's 128-row blocks (kArrivalBlock) in the order their rows of A arrive and
+// waits per block for the pieces its rows touch. Piece p of shard s has flag s * pieces + p (the
+// flags of consecutive rows are consecutive). Step 5 pulls piece 0 of every peer (in step order
+// j = 1, 2, ...), then piece 1, ..., one after another on one stream, so a block's rank in time
+// is the latest of its pieces' (p G + j, j the step at which its shard arrives, ag_from(r, j) =
+// s). A block inside the own shard needs no wait (first = last = -1) and goes first. Blocks of
+// equal rank keep row order.
+constexpr int64_t kArrivalBlock = 128;
+struct BlockWait {
+  int m, first, last;  // block m (rows [128 m, 128 m + 128)); flags [first, last], or -1: none
+  int rank;            // when its last piece arrives (-1: own shard)
+};
+__host__ __device__ constexpr int piece_of(int64_t S, int pieces, int64_t row_in_shard) {
+  int p = 0;
+  while (p + 1 < pieces && piece_rows(S, pieces, p + 1).begin <= row_in_shard &&
+         piece_rows(S, pieces, p + 1).size() > 0)
+    ++p;
+  return p;
+}
+inline std::vector<BlockWait> arrival_order(int64_t M, int G, int r, int pieces) {
+  const int64_t S = shard_rows(M, G), own0 = r * S;
+  const int tiles_m = int((M + kArrivalBlock - 1) / kArrivalBlock);
+  std::vector<BlockWait> order;
+  for (int m = 0; m < tiles_m; ++m) {
+    const int64_t lo = m * kArrivalBlock, hi = lo + kArrivalBlock < M ? lo + kArrivalBlock : M;
+    if (lo >= own0 && hi <= own0 + S) {
+      order.push_back({m, -1, -1, -1});
+      continue;
+    }
+    const int s_lo = int(lo / S), s_hi = int((hi - 1) / S);
+    const int first = s_lo * pieces + piece_of(S, pieces, lo - s_lo * S);
+    const int last = s_hi * pieces + piece_of(S, pieces, hi - 1 - s_hi * S);
+    int when = 0;
+    for (int f = first; f <= last; ++f) {
+      const int s = f / pieces, p = f % pieces, j = (r - s + G) % G;
+      when = p * G + j > when ? p * G + j : when;
+    }
+    order.push_back({m, first, last, when});
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const BlockWait& a, const BlockWait& b) { return a.rank < b.rank; });
+  return order;
 }
 
 // The order of the exchange, G - 1 steps after step 0 (every pair of GPUs is one NVLink hop

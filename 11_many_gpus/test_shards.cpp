@@ -130,3 +130,43 @@ TEST(many_gpus, exchange_order) {
     }
   }
 }
+
+// Step 5's order of row blocks: every 128-row block of C exactly once; the own shard's blocks
+// (no flags) first; every other block's flags exactly the pieces of the rows it holds (the
+// first and the last row's pieces, every flag between them a piece of a shard it touches);
+// the blocks in the order of their last piece's arrival.
+TEST(many_gpus, arrival_order) {
+  const int64_t kMs[] = {1, 5, 100, 127, 128, 129, 1000, 1027, 4097, 8192};
+  for (int64_t M : kMs)
+    for (int G = 1; G <= 8; ++G)
+      for (int pieces : {1, 2, 3, 8})
+        for (int r = 0; r < G; ++r) {
+          const int64_t S = shard_rows(M, G);
+          const std::vector<BlockWait> order = arrival_order(M, G, r, pieces);
+          const int tiles_m = int((M + kArrivalBlock - 1) / kArrivalBlock);
+          CHECK_EQ(int(order.size()), tiles_m);
+          std::vector<int> seen(size_t(tiles_m), 0);
+          int last_rank = -2;
+          for (const BlockWait& b : order) {
+            CHECK(b.m >= 0 && b.m < tiles_m);
+            ++seen[size_t(b.m)];
+            CHECK(b.rank >= last_rank);
+            last_rank = b.rank;
+            const int64_t lo = b.m * kArrivalBlock, hi = std::min(lo + kArrivalBlock, M);
+            const bool own = lo >= r * S && hi <= r * S + S;
+            CHECK_EQ(b.first < 0, own);
+            if (own) continue;
+            CHECK(b.first <= b.last && b.last < G * pieces);
+            // The first and last rows lie in the first and last flags' pieces.
+            for (int64_t row : {lo, hi - 1}) {
+              const int f = row == lo ? b.first : b.last;
+              const int s = f / pieces, p = f % pieces;
+              const Range piece = piece_rows(S, pieces, p);
+              CHECK(row >= s * S + piece.begin && row < s * S + piece.end);
+            }
+          }
+          bool once = true;
+          for (int v : seen) once = once && v == 1;
+          CHECK(once);
+        }
+}

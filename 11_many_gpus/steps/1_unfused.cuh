@@ -20,8 +20,10 @@
 void launch_ag_unfused(Rank& rk, const AgLayer& l) {
   rk.reset();
   fork_streams(rk);
+  const int sp = span_begin(rk.comm_stream, "NCCL all-gather");
   NCCL_CHECK(ncclAllGather(l.a_shard, l.a_full, size_t(l.S) * l.K, ncclBfloat16, rk.comm,
                            rk.comm_stream));
+  span_end(sp);
   stream_waits(rk, 0, rk.comm_stream);  // the GEMM reads all of A: after the whole gather
   gemm(l.M, l.n.size(), l.K, l.a_full, l.w, l.c);
   join_streams(rk);
@@ -33,8 +35,10 @@ void launch_rs_unfused(Rank& rk, const RsLayer& l) {
   fork_streams(rk);
   gemm(l.M, l.N, l.k.size(), l.a, l.w, l.partial);
   stream_waits(rk, rk.comm_stream, 0);  // NCCL sends the partial: after the GEMM wrote it
+  const int sp = span_begin(rk.comm_stream, "NCCL reduce-scatter");
   NCCL_CHECK(ncclReduceScatter(l.partial, l.out, size_t(l.S) * l.N, ncclFloat, ncclSum, rk.comm,
                                rk.comm_stream));
+  span_end(sp);
   join_streams(rk);
 }
 

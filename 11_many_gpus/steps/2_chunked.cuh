@@ -42,8 +42,10 @@ void launch_add_partial(float* out, const float* part, int64_t n, cudaStream_t s
   // fill every SM at once; 132 blocks of 256 threads (one per SM, a quarter of its warps) still
   // stream at close to the copy rate (chapter 02).
   const int blocks = int(std::min<int64_t>(132, (n / 4 + 255) / 256 + 1));
+  const int sp = span_begin(s, "add");
   add_partial_kernel<<<blocks, 256, 0, s>>>(out, part, n);
   CUDA_CHECK_LAUNCH();
+  span_end(sp);
 }
 
 // Column-parallel, in pieces: rank r's own shard from a_shard, shard s (s != r) into rows
@@ -66,6 +68,7 @@ void launch_ag_chunked(Rank& rk, const AgLayer& l) {
       const int64_t recv_rows =
           std::max<int64_t>(0, std::min(mine.end, theirs.size()) - mine.begin);
       if (send_rows == 0 && recv_rows == 0) continue;
+      const int sp = span_begin(rk.comm_stream, "NCCL send/recv");
       NCCL_CHECK(ncclGroupStart());  // the send and the receive of a step go together
       if (send_rows > 0)
         NCCL_CHECK(ncclSend(l.a_shard + mine.begin * l.K, size_t(send_rows) * l.K, ncclBfloat16,
@@ -74,6 +77,7 @@ void launch_ag_chunked(Rank& rk, const AgLayer& l) {
         NCCL_CHECK(ncclRecv(l.a_full + (from * l.S + mine.begin) * l.K, size_t(recv_rows) * l.K,
                             ncclBfloat16, from, rk.comm, rk.comm_stream));
       NCCL_CHECK(ncclGroupEnd());
+      span_end(sp);
       arrived[size_t(j) * l.pieces + p] = rk.event();
       CUDA_CHECK(cudaEventRecord(arrived[size_t(j) * l.pieces + p], rk.comm_stream));
     }
@@ -125,12 +129,14 @@ void launch_rs_chunked(Rank& rk, const RsLayer& l) {
       gemm(send_rows, N, Kr, l.a + (theirs.begin + piece.begin) * Kr, l.w, sent);
       if (send_rows == 0 && recv_rows == 0) continue;
       stream_waits(rk, rk.comm_stream, 0);  // NCCL sends the piece: after the GEMM wrote it
+      const int sp = span_begin(rk.comm_stream, "NCCL send/recv");
       NCCL_CHECK(ncclGroupStart());
       if (send_rows > 0)
         NCCL_CHECK(ncclSend(sent, size_t(send_rows) * N, ncclFloat, to, rk.comm, rk.comm_stream));
       if (recv_rows > 0)
         NCCL_CHECK(ncclRecv(got, size_t(recv_rows) * N, ncclFloat, from, rk.comm, rk.comm_stream));
       NCCL_CHECK(ncclGroupEnd());
+      span_end(sp);
       if (recv_rows == 0) continue;
       stream_waits(rk, rk.sum_stream, rk.comm_stream);  // the piece has arrived
       // In step order on one stream: out = own + from(r, 1) + from(r, 2) + ..., every run.

@@ -30,10 +30,8 @@ void launch_ag_copy_engine(Rank& rk, const AgLayer& l) {
       const Range piece = piece_rows(l.S, l.pieces, p);
       const int64_t rows = std::max<int64_t>(0, std::min(piece.end, theirs.size()) - piece.begin);
       if (rows == 0) continue;
-      CUDA_CHECK(cudaMemcpyAsync(l.a_full + (from * l.S + piece.begin) * l.K,
-                                 l.peer_shard[from] + piece.begin * l.K,
-                                 size_t(rows) * l.K * sizeof(bf16), cudaMemcpyDeviceToDevice,
-                                 copy));
+      pull(l.a_full + (from * l.S + piece.begin) * l.K, l.peer_shard[from] + piece.begin * l.K,
+           size_t(rows) * l.K * sizeof(bf16), copy, "pull");
       arrived[size_t(j) * l.pieces + p] = rk.event();
       CUDA_CHECK(cudaEventRecord(arrived[size_t(j) * l.pieces + p], copy));
     }

@@ -1,0 +1,191 @@
+// Step 5's GEMM: chapter 09's tile kernel (09_every_shape/steps/1_tile128.cuh, tile_kernel, at
+// 128 x 256 with 4 stages) with three changes, each marked "(11)":
+//   1. the tiles walk the rows in the order their data arrive (TileWait::blocks: own shard
+//      first, then the peers' pieces as the copy engines deliver them), not in row order;
+//   2. before the loads of a tile, its producer thread waits until every piece of A the tile's
+//      rows touch has arrived: a flag per piece that the copy stream sets after the piece's
+//      copy (cuStreamWriteValue32, steps/5_tile_wait.cuh), compared with this launch's number;
+//   3. a tile that lies inside this rank's own shard reads it where it is (a second tensor map,
+//      on a_shard), without a wait.
+// The kernel is launched before any piece has arrived and holds every SM while it waits: the
+// copies need no SM (copy engines) and the flags are written by the stream's front end, so
+// nothing it waits for needs a block of its own. Compiled for sm_90a alone (kernels.cu).
+//
+// Counterparts: Flux (arXiv 2406.06858: tiles wait on per-tile signals in the GEMM's prologue);
+// PyTorch's async-TP and TransformerEngine wait per chunk, between GEMM launches (steps 2-3).
+#pragma once
+
+#include <algorithm>
+
+#include "shared/tensorcore/pipelined.cuh"  // grouped_tile
+#include "shared/hopper/hopper_device.cuh"
+#include "shared/hopper/tma_host.cuh"  // opt_in, tensor_map
+#include "common/device.h"             // device_sm_count
+#include "11_many_gpus/tile_wait.h"    // (11) TileWait
+
+// (11) Waits (acquire, GPU scope) until *flag >= target, then orders the async proxy's reads
+// after it: the TMA loads that follow read what the copy engine wrote before the flag. Bounded:
+// after 20 s it gives up (the tile then reads whatever is there and the check fails) rather
+// than hang the GPU.
+__device__ __forceinline__ void wait_arrived(const unsigned* flag, unsigned target) {
+  uint64_t t0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  for (;;) {
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+    if (int(v - target) >= 0) break;  // launch numbers wrap after 2^32 launches
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (t - t0 > 20000000000ull) break;
+    __nanosleep(200);
+  }
+  asm volatile("fence.proxy.async.global;" ::: "memory");
+}
+
+static_assert(kArrivalBlock == kWsBM, "arrival_order's blocks are the tiles' rows");
+
+template <int BN, int S>
+__global__ void __launch_bounds__(3 * kWarpgroup, 1)
+    ag_tile_wait_kernel(const __grid_constant__ CUtensorMap tm_own,
+                        const __grid_constant__ CUtensorMap tm_a,
+                        const __grid_constant__ CUtensorMap tm_b, int M, int N, int K,
+                        float* __restrict__ C, int group, const TileWait wait) {
+  static_assert(BN == 128 || BN == 256, "the tiles of this kernel: 128 x 128 and 128 x 256");
+  constexpr int kStageBytes = kTileStageBytes<BN>;
+  extern __shared__ unsigned char smem_raw[];
+  const uint32_t base = smem_base_1024(smem_raw);
+  const uint32_t full0 = base + S * kStageBytes, empty0 = full0 + 8 * S;
+  const int wg = threadIdx.x / kWarpgroup, t = threadIdx.x % kWarpgroup;
+  const int tiles_m = (M + kWsBM - 1) / kWsBM, tiles_n = (N + BN - 1) / BN;
+  const int out_tiles = tiles_m * tiles_n;
+  const int k_tiles = (K + BK - 1) / BK;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbar_init(full0 + 8 * s, 1);   // the producer's arrive.expect_tx
+      mbar_init(empty0 + 8 * s, 8);  // one arrival per consumer warp
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();  // the barriers exist before anyone uses them
+
+  // `it` counts this block's K tiles over all its output tiles: stage it % S, phase (it / S) % 2.
+  if (wg == 0) {
+    // ---- PRODUCER: registers back to the SM; one thread walks the tiles and K ----
+    setmaxnreg_dec<40>();
+    if (t == 0) {
+      int it = 0;
+      for (int b = blockIdx.x; b < out_tiles; b += gridDim.x) {
+        const TileCoord tc = grouped_tile(b, tiles_m, tiles_n, group);
+        const BlockWait blk = wait.blocks[tc.m];  // (11) the tc.m-th block to arrive
+        const bool own = blk.first < 0;
+        for (int f = blk.first; f <= blk.last && !own; ++f)
+          wait_arrived(wait.ready + f, wait.target);
+        const int row = blk.m * kWsBM - (own ? wait.own_row0 : 0);
+        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+          const int s = it % S;
+          // A stage is free once its previous use is over: parity of the phase before this
+          // one (a fresh barrier counts its phase "-1" as complete: the first round passes).
+          mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);
+          mbar_arrive_expect_tx(full0 + 8 * s, kStageBytes);
+          tma_load_2d(base + s * kStageBytes, own ? &tm_own : &tm_a, kt * BK, row,
+                      full0 + 8 * s);  // (11) the own shard where it lies
+          tma_load_2d(base + s * kStageBytes + kWsABytes, &tm_b, kt * BK, tc.n * BN,
+                      full0 + 8 * s);
+        }
+      }
+    }
+  } else {
+    // ---- CONSUMERS: more registers; each warpgroup its 64 rows of every tile ----
+    setmaxnreg_inc<232>();
+    const int row0 = 64 * (wg - 1);
+    auto release = [&](int it) {  // this warp is done with the stage of K tile `it`
+      if (t % 32 == 0) mbar_arrive(empty0 + 8 * (it % S));
+    };
+    // The (64, BN) accumulator through shared memory: each warp owns 16 rows of it (WgmmaAcc),
+    // so each warp stages its own band, 32 columns at a time, in rows of 32 + 8 floats (the
+    // 8-byte writes of a half-warp's 4 rows land 8 banks apart, as in chapter 07's epilogue),
+    // and stores it back as whole 128-byte row pieces, 16 bytes a lane.
+    auto store_acc_staged = [&](const float (&acc)[BN / 2], int m0, int n0, float* band) {
+      const int lane = t % 32, w = t / 32;
+      const bool vec = N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) & 15) == 0;
+#pragma unroll
+      for (int c = 0; c < BN / kBandCols; ++c) {
+#pragma unroll
+        for (int jj = 0; jj < kBandCols / 8; ++jj)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int r = 4 * (c * kBandCols / 8 + jj) + 2 * h;  // the register pair
+            *reinterpret_cast<float2*>(
+                &band[(lane / 4 + 8 * h) * kBandRow + 8 * jj + 2 * (lane % 4)]) =
+                make_float2(acc[r], acc[r + 1]);
+          }
+        __syncwarp();  // the band is written before lanes read other lanes' values
+#pragma unroll
+        for (int q = lane; q < 16 * kBandCols / 4; q += 32) {
+          const int row = q / (kBandCols / 4), col = 4 * (q % (kBandCols / 4));
+          const int m = m0 + 16 * w + row, n = n0 + c * kBandCols + col;
+          if (m >= M) continue;
+          const float4 v = *reinterpret_cast<const float4*>(&band[row * kBandRow + col]);
+          float* dst = C + int64_t(m) * N + n;
+          if (vec && n + 3 < N) {
+            *reinterpret_cast<float4*>(dst) = v;
+          } else {
+            const float e[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+            for (int u = 0; u < 4; ++u)
+              if (n + u < N) dst[u] = e[u];
+          }
+        }
+        __syncwarp();  // everyone has read the band before the next one overwrites it
+      }
+    };
+    int it = 0;
+    for (int b = blockIdx.x; b < out_tiles; b += gridDim.x) {
+      const TileCoord tc = grouped_tile(b, tiles_m, tiles_n, group);
+      const int m_block = wait.blocks[tc.m].m;  // (11) the rows the producer loaded
+      float acc[BN / 2];
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+        const int s = it % S;
+        mbar_wait(full0 + 8 * s, (it / S) & 1);  // the copies of this K tile have landed
+        pin(acc);
+        wgmma_fence();
+        wgmma_stage<BN>(acc, base + s * kStageBytes + row0 * kSwizzleBytes,
+                        base + s * kStageBytes + kWsABytes);
+        wgmma_commit();
+        wgmma_wait<1>();  // the previous K tile's wgmma have finished (this one's may run)
+        pin(acc);
+        if (kt > 0) release(it - 1);
+      }
+      wgmma_wait<0>();
+      pin(acc);
+      release(it - 1);
+      // Each consumer warp's band (kBandBytes; warps 4-11 of the block), after the stages and
+      // the barriers.
+      store_acc_staged(acc, m_block * kWsBM + row0, tc.n * BN,
+                       reinterpret_cast<float*>(smem_raw + (base - smem_addr(smem_raw)) +
+                                                S * kStageBytes + 16 * S) +
+                           (threadIdx.x / 32 - 4) * (kBandBytes / 4));
+    }
+  }
+}
+
+// The persistent grid, 128 x 256 tiles with 4 stages of 48 KiB (chapter 08's tile).
+void launch_ag_tile_wait_gemm(int M, int N, int K, const bf16* a_shard, int own_rows,
+                              const bf16* a_full, int full_rows, const bf16* Bt, float* C,
+                              int group, const TileWait& wait) {
+  constexpr int BN = 256, S = 4;
+  constexpr int kSmem = S * kTileStageBytes<BN> + 16 * S + 1024 + 8 * kBandBytes;
+  static const bool once = (opt_in(ag_tile_wait_kernel<BN, S>, kSmem), true);
+  (void)once;
+  const CUtensorMap* to = tensor_map(a_shard, std::max(own_rows, 1), K, kWsBM);
+  const CUtensorMap* ta = tensor_map(a_full, full_rows, K, kWsBM);
+  const CUtensorMap* tb = tensor_map(Bt, N, K, BN);
+  const int tiles = ((M + kWsBM - 1) / kWsBM) * ((N + BN - 1) / BN);
+  const int grid = std::min(tiles, device_sm_count());  // 1 block per SM, persistent
+  ag_tile_wait_kernel<BN, S><<<grid, 3 * kWarpgroup, kSmem>>>(*to, *ta, *tb, M, N, K, C, group,
+                                                              wait);
+  CUDA_CHECK_LAUNCH();
+}

@@ -1,0 +1,26 @@
+// Chapter 11, step 5: what the host tells the GEMM that waits per tile (steps/5_tile_wait.cuh
+// builds it; steps/5_tile_wait_kernel.cuh, compiled for sm_90a in kernels.cu, reads it). No
+// NCCL here, so that the sm_90a object needs only the toolkit's headers.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include "11_many_gpus/many_gpus.cuh"  // BlockWait, arrival_order
+
+// The waits of one launch: C's 128-row blocks in the order they are taken (arrival_order: the
+// block, the flags of the pieces its rows touch, or none for a block of the own shard, which
+// reads a_shard), the flags and the number a flag must reach.
+struct TileWait {
+  const BlockWait* blocks;  // (tiles_m): the row blocks in arrival order
+  const unsigned* ready;    // one flag per piece of every shard
+  unsigned target;          // this launch's number: a flag at least this has arrived
+  int own_row0;             // the own shard's first row in the layer (rank * S)
+};
+
+// C (M, N) = A (M, K) Bt (N, K)^T, A's rows from a_shard (own_rows of them, the layer's rows
+// wait.own_row0 on) or a_full (full_rows), in the order and with the waits of `wait`. K % 8 == 0
+// (TMA's 16-byte rows). On stream 0.
+void launch_ag_tile_wait_gemm(int M, int N, int K, const __nv_bfloat16* a_shard, int own_rows,
+                              const __nv_bfloat16* a_full, int full_rows,
+                              const __nv_bfloat16* Bt, float* C, int group, const TileWait& wait);
