@@ -121,10 +121,10 @@ inline void span_end(int i) {
   CUDA_CHECK(cudaEventRecord(sp.end, sp.stream));
 }
 
-// A pull (steps 3-6): bytes from a peer's memory (opened through CUDA IPC) into this GPU's, on
+// A pull (steps 3-7): bytes from rank `from`'s memory (opened through CUDA IPC) into this GPU's, on
 // stream s; the driver gives a copy between GPUs to a copy engine, not to an SM.
-inline void pull(void* dst, const void* src, size_t bytes, cudaStream_t s, const char* what) {
-  const int sp = span_begin(s, what);
+inline void pull(void* dst, const void* src, size_t bytes, cudaStream_t s, int from) {
+  const int sp = span_begin(s, "pull from " + std::to_string(from));
   CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
   span_end(sp);
 }

@@ -80,6 +80,7 @@ struct Shared {
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<int64_t>::is_always_lock_free,
               "the flags are shared between processes");
 Shared* g_shared = nullptr;  // the ranks' heartbeat (wait_bounded)
+std::string g_record_header;  // the CSVs' comment lines: device, versions, date, command
 
 // --- The rows: per shape, per layer, the halves alone (with --bench) and the selected steps ----
 enum class Kind {
@@ -104,7 +105,8 @@ const CliSpec& spec_with(int* gpus, int* chunks, int* wait_pieces, int* timeout,
   s.summary =
       "a tensor-parallel layer on G GPUs through NCCL (one process per GPU): column-parallel "
       "(ag: all-gather, then GEMM) and row-parallel (rs: GEMM, then reduce-scatter), unfused, "
-      "in chunks, and by the copy engines; each shape is the whole layer M x N x K";
+      "in chunks, by the copy engines, with per-tile waits, others first and BF16 partials; "
+      "each shape is the whole layer M x N x K";
   s.kernels = {"ag_unfused",     "ag_chunked",     "ag_copy_engine",  "ag_tile_wait",
                "rs_unfused",     "rs_chunked",     "rs_copy_engine",  "rs_others_first",
                "rs_bf16_partials"};
@@ -544,9 +546,8 @@ void traced_run(Rank& rk, const RowSpec& row, const Shape& s, const ShapeBuffers
     if (st == 0) return "stream 0";
     if (st == rk.comm_stream) return "comm";
     if (st == rk.sum_stream) return "sums";
-    for (int j = 1; j < rk.gpus; ++j)
-      if (st == rk.copy_streams[size_t(j - 1)])
-        return "copy from " + std::to_string(ag_from(rk.rank, rk.gpus, j));
+    for (int j = 1; j < rk.gpus; ++j)  // step j's peer in steps 3, 4, 6, 7; all of step 5's
+      if (st == rk.copy_streams[size_t(j - 1)]) return "copy stream " + std::to_string(j);
     return "other";
   };
   const std::string head = std::string(row.ag ? "ag," : "rs,") + row.name().substr(3) + "," +
@@ -599,8 +600,9 @@ int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows,
       std::fprintf(stderr, "rank 0: cannot write %s\n", timeline_path(opt).c_str());
       return kExitUsage;
     }
-    std::fprintf(tl, "# rank 0's spans, microseconds from the launch's start on stream 0\n"
-                     "layer,step,gpus,M,N,K,stream,what,begin_us,end_us\n");
+    std::fprintf(tl, "%s# rank 0's spans, microseconds from the launch's start on stream 0\n"
+                     "layer,step,gpus,M,N,K,stream,what,begin_us,end_us\n",
+                 g_record_header.c_str());
   }
   RsSignals signals;  // step 4's
   if (std::any_of(rows.begin(), rows.end(),
@@ -951,6 +953,20 @@ int main(int argc, char** argv) {
   std::printf("%d GPU%s, one process each; rows of A padded to %d shards of ceil(M / %d) rows, "
               "a multiple of %d\n", G, G == 1 ? "" : "s", G, G, int(kShardAlign));
 
+  {  // the records' comment lines (the CSV and the timeline), made before the fork
+    char date[32], line[512];
+    const std::time_t t = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&t));
+    std::string cmd;
+    for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + std::string(argv[i]);
+    std::snprintf(line, sizeof line, "# device: %d x %s, sm_%d\n# versions: CUDA runtime %d.%d, "
+                  "driver %d.%d; NCCL header %s, runtime %s; NCCL_NVLS_ENABLE=0\n# date: %s\n",
+                  G, probe.name[0], probe.cc[0], probe.runtime / 1000,
+                  probe.runtime % 1000 / 10, probe.driver / 1000, probe.driver % 1000 / 10,
+                  version_text(NCCL_VERSION_CODE).c_str(), version_text(nccl_runtime).c_str(),
+                  date);
+    g_record_header = line + ("# command: " + cmd + "\n");
+  }
   sh->rows = int(rows.size());
   sh->gpus = G;
   const int code = run_ranks(G, timeout_s, [&](int r) {
@@ -990,17 +1006,7 @@ int main(int argc, char** argv) {
     return nullptr;
   };
   if (csv) {
-    char date[32];
-    const std::time_t t = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&t));
-    std::string cmd;
-    for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + std::string(argv[i]);
-    std::fprintf(csv, "# device: %d x %s, sm_%d\n", G, probe.name[0], probe.cc[0]);
-    std::fprintf(csv, "# versions: CUDA runtime %d.%d, driver %d.%d; NCCL header %s, runtime %s;"
-                      " NCCL_NVLS_ENABLE=0\n", probe.runtime / 1000, probe.runtime % 1000 / 10,
-                 probe.driver / 1000, probe.driver % 1000 / 10,
-                 version_text(NCCL_VERSION_CODE).c_str(), version_text(nccl_runtime).c_str());
-    std::fprintf(csv, "# date: %s\n# command: %s\n", date, cmd.c_str());
+    std::fprintf(csv, "%s", g_record_header.c_str());
     std::fprintf(csv, "program,layer,step,gpus,M,N,K,chunks,ms_median,ms_min,ms_max,reps,"
                       "tflops,limit_ms,pct_of_limit,x_unfused,rel_err,status\n");
   }

@@ -584,11 +584,13 @@ def many_gpus_table(data, o):
     (record=SLUG, e.g. h100-x4: many_gpus.csv from 11_many_gpus/bench.sh, torch_tpG.csv from
     11_many_gpus/torch_async_tp.py, topology.txt from nvidia-smi). layer=ag|rs, gpus=4,2 (the
     TP sizes, in the order of the rows), shapes=MxNxK,... (default: every shape recorded, in
-    the CSV's order). Per row: the slowest rank's median ms of the GEMM alone, the
-    communication alone, the limit max(GEMM, comm), then each step (unfused, chunked,
-    copy_engine) and PyTorch's fused async-TP as ms (time / limit; unfused / time). A step the
-    record has no row of for this layer at all reads "not run" (a step added after the run);
-    a step missing at one shape only is an error."""
+    the CSV's order). Per row: the slowest rank's median ms of the GEMM alone (ag: the faster
+    of chapter 09's GEMM and step 5's kernel, as the program's limit takes it), the
+    communication alone (rs: of FP32 partials, and of BF16 ones), the limit max(GEMM, comm)
+    (rs: for each), then each step and PyTorch's fused async-TP as ms (time / its limit;
+    unfused / time); step 7 (bf16_partials) and PyTorch, which move BF16 partials, against the
+    BF16 limit. A step the record has no row of for this layer at all reads "not run" (a step
+    added after the run); a step missing at one shape only is an error."""
     slug = (o.get("record") or [""])[0]
     if not re.match(r"^[a-z0-9][a-z0-9-]*$", slug):
         raise KeyError(f"many_gpus: record='{slug}' is no record folder's name (e.g. h100-x4)")
@@ -617,7 +619,10 @@ def many_gpus_table(data, o):
             for r in trows:
                 if r["layer"] == layer:
                     torch[(r["gpus"], f"{r['M']}x{r['N']}x{r['K']}", r["step"])] = r
-    steps = ["unfused", "chunked", "copy_engine"]
+    if layer == "ag":
+        steps = ["unfused", "chunked", "copy_engine", "tile_wait"]
+    else:
+        steps = ["unfused", "chunked", "copy_engine", "others_first", "bf16_partials"]
     recorded = {k[2] for k in at}
 
     def ms(table, g, s, step, name):
@@ -635,15 +640,33 @@ def many_gpus_table(data, o):
     for g in gpus:
         for s in shapes:
             gemm = ms(at, g, s, "gemm", "many_gpus.csv")
+            if "gemm_tiles" in recorded:
+                gemm = min(gemm, ms(at, g, s, "gemm_tiles", "many_gpus.csv"))
             comm = ms(at, g, s, "comm", "many_gpus.csv")
             limit = max(gemm, comm)
+            cells = [g, shape_name(s), fmt_ms(gemm), fmt_ms(comm)]
+            limit16 = None
+            if layer == "rs":
+                if "comm_bf16" in recorded:
+                    comm16 = ms(at, g, s, "comm_bf16", "many_gpus.csv")
+                    limit16 = max(gemm, comm16)
+                    cells.append(fmt_ms(comm16))
+                else:
+                    cells.append("not run")
+            cells.append(fmt_ms(limit))
+            if layer == "rs":
+                cells.append(fmt_ms(limit16) if limit16 else "not run")
             unfused = ms(at, g, s, "unfused", "many_gpus.csv")
-            cells = [g, shape_name(s), fmt_ms(gemm), fmt_ms(comm), fmt_ms(limit),
-                     cell(unfused, limit, None)]
-            cells += [cell(ms(at, g, s, st, "many_gpus.csv"), limit, unfused)
-                      if st in recorded else "not run" for st in steps[1:]]
+            cells.append(cell(unfused, limit, None))
+            for st in steps[1:]:
+                if st not in recorded:
+                    cells.append("not run")
+                    continue
+                lim = limit16 if st == "bf16_partials" else limit
+                cells.append(cell(ms(at, g, s, st, "many_gpus.csv"), lim, unfused))
             if (g, s, "fused") in torch:
-                cells.append(cell(ms(torch, g, s, "fused", f"torch_tp{g}.csv"), limit, unfused))
+                lim = limit16 if limit16 else limit
+                cells.append(cell(ms(torch, g, s, "fused", f"torch_tp{g}.csv"), lim, unfused))
             else:
                 cells.append("not run")
             body.append(cells)
@@ -656,13 +679,21 @@ def many_gpus_table(data, o):
     tv = {re.search(r"torch ([^,]+)", m.get("versions", "")).group(1)
           for m in tmeta.values() if re.search(r"torch ([^,]+)", m.get("versions", ""))}
     sources = ", ".join(f"`torch_tp{g}.csv`" for g in gpus if g in tmeta)
-    head = ["TP", "layer M×N×K", "GEMM alone", "comm alone", "limit", "unfused"]
-    head += [st.replace("_", " ") for st in steps[1:]] + ["PyTorch fused"]
+    if layer == "ag":
+        head = ["TP", "layer M×N×K", "GEMM alone", "comm alone", "limit"]
+        what = ("GEMM alone: the faster of chapter 09's GEMM and step 5's kernel, each alone; "
+                "after each step's ms: (its time ÷ the limit; unfused ÷ its time)")
+    else:
+        head = ["TP", "layer M×N×K", "GEMM alone", "comm FP32", "comm BF16", "limit FP32",
+                "limit BF16"]
+        what = ("comm: NCCL's reduce-scatter of FP32 (steps 1-6) or BF16 (step 7, PyTorch) "
+                "partials alone; after each step's ms: (its time ÷ its limit, BF16 for "
+                "`bf16 partials` and PyTorch; unfused ÷ its time)")
+    head += [st.replace("_", " ") for st in steps] + ["PyTorch fused"]
     return [f"*{count} × {model}, CUDA {cuda.group(1) if cuda else '?'}, NCCL "
             f"{nccl.group(1) if nccl else '?'}: `{where}/many_gpus.csv`"
             + (f"; PyTorch {', '.join(sorted(tv))}: {sources}" if sources else "")
-            + ". The slowest rank's median ms; after each step's ms: (its time ÷ the limit; "
-            "unfused ÷ its time, above 1 where faster than unfused).*", ""] + table(head, body)
+            + f". The slowest rank's median ms; {what}.*", ""] + table(head, body)
 
 
 def flush_table(data, o):

@@ -31,7 +31,7 @@ void launch_ag_copy_engine(Rank& rk, const AgLayer& l) {
       const int64_t rows = std::max<int64_t>(0, std::min(piece.end, theirs.size()) - piece.begin);
       if (rows == 0) continue;
       pull(l.a_full + (from * l.S + piece.begin) * l.K, l.peer_shard[from] + piece.begin * l.K,
-           size_t(rows) * l.K * sizeof(bf16), copy, "pull");
+           size_t(rows) * l.K * sizeof(bf16), copy, from);
       arrived[size_t(j) * l.pieces + p] = rk.event();
       CUDA_CHECK(cudaEventRecord(arrived[size_t(j) * l.pieces + p], copy));
     }

@@ -74,7 +74,7 @@ void launch_rs_copy_engine(Rank& rk, const RsLayer& l) {
       CUDA_CHECK(cudaStreamWaitEvent(copy, sig.peer_written[j][p], 0));
       float* got = l.recv + j * slot + piece.begin * N;
       pull(got, l.peer_stage[from] + j * slot + piece.begin * N, size_t(rows) * N * sizeof(float),
-           copy, "pull");
+           copy, from);
       stream_waits(rk, rk.sum_stream, copy);  // the piece has arrived
       // In step order on one stream: out = own + from(r, 1) + from(r, 2) + ..., every run.
       launch_add_partial(l.out + piece.begin * N, got, rows * N, rk.sum_stream);

@@ -134,7 +134,7 @@ void launch_ag_tile_wait(Rank& rk, const AgLayer& l) {
       const int64_t rows = std::max<int64_t>(0, std::min(piece.end, theirs.size()) - piece.begin);
       if (rows > 0)
         pull(l.a_full + (from * l.S + piece.begin) * l.K, l.peer_shard[from] + piece.begin * l.K,
-             size_t(rows) * l.K * sizeof(bf16), copy, "pull");
+             size_t(rows) * l.K * sizeof(bf16), copy, from);
       write_flag(copy, ready + from * l.wait_pieces + p, target);
     }
   }

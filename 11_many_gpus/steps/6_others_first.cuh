@@ -73,7 +73,7 @@ void launch_rs_others_first(Rank& rk, const RsLayer& l) {
       CUDA_CHECK(cudaStreamWaitEvent(copy, sig.peer_written[j][p], 0));
       float* got = (j == 1 ? l.out : l.recv + j * slot) + piece.begin * N;
       pull(got, l.peer_stage[from] + j * slot + piece.begin * N, size_t(rows) * N * sizeof(float),
-           copy, "pull");
+           copy, from);
       stream_waits(rk, rk.sum_stream, copy);  // the piece has arrived
       // In step order on one stream: out = from(r, 1) + from(r, 2) + ... + own, every run.
       if (j > 1) launch_add_partial(l.out + piece.begin * N, got, rows * N, rk.sum_stream);

@@ -129,7 +129,7 @@ void launch_rs_bf16_partials(Rank& rk, const RsLayer& l) {
       CUDA_CHECK(cudaStreamWaitEvent(copy, sig.peer_written[j][p], 0));
       bf16* got = l.recv16 + j * slot + piece.begin * N;
       pull(got, l.peer_stage16[from] + j * slot + piece.begin * N, size_t(rows) * N * sizeof(bf16),
-           copy, "pull");
+           copy, from);
       stream_waits(rk, rk.sum_stream, copy);  // the piece has arrived
       // In one order on one stream, every run: out = from(r, 1) + ... + own + from(r, G - 1).
       launch_add_bf16(l.out + piece.begin * N, got, rows * N, j == 1, rk.sum_stream);
