@@ -161,10 +161,10 @@ struct AgLayer {
   Range n;                  // this rank's rows of W: columns n of C
   int pieces = 1;           // steps 2-3: pieces a shard
   int wait_pieces = 1;      // step 5: pieces a shard, a flag each
-  const bf16* a_shard;      // (S, K): rows [r S, r S + S) of A, zero past M
-  bf16* a_full;             // (G S, K): the gathered A
-  const bf16* w;            // (N_r, K): rows n of W
-  float* c;                 // (M, N_r): the output
+  const bf16* a_shard = nullptr;  // (S, K): rows [r S, r S + S) of A, zero past M
+  bf16* a_full = nullptr;         // (G S, K): the gathered A
+  const bf16* w = nullptr;        // (N_r, K): rows n of W
+  float* c = nullptr;             // (M, N_r): the output
   const bf16* peer_shard[kMaxGpus] = {};  // step 3: every rank's a_shard, opened through CUDA IPC
 };
 
@@ -175,12 +175,14 @@ struct RsLayer {
   int64_t S = 0;
   Range k;                  // this rank's K slice
   int pieces = 1;
-  const bf16* a;            // (M, K_r): columns k of A
-  const bf16* w;            // (N, K_r): columns k of W
-  float* partial;           // step 1: (G S, N), this rank's partial; rows past M zero
-  float* send;              // step 2: (G, S, N): slot j, the rows sent at step j
-  float* recv;              // steps 2, 4: (G, S, N): slot j, the rows received at step j
-  float* out;               // (S, N): the output (rows past M: padding, not compared)
+  // Every pointer null until setup_shape gives it a buffer: the checks poison only the buffers
+  // that exist (an uninitialized `send` was poisoned when no step 2 ran: cudaMemset failed).
+  const bf16* a = nullptr;      // (M, K_r): columns k of A
+  const bf16* w = nullptr;      // (N, K_r): columns k of W
+  float* partial = nullptr;     // step 1: (G S, N), this rank's partial; rows past M zero
+  float* send = nullptr;        // step 2: (G, S, N): slot j, the rows sent at step j
+  float* recv = nullptr;        // steps 2, 4: (G, S, N): slot j, the rows received at step j
+  float* out = nullptr;         // (S, N): the output (rows past M: padding, not compared)
   float* stage = nullptr;   // step 4: (G, S, N): slot j, the rows of rs_to(r, j), pulled by it
   const float* peer_stage[kMaxGpus] = {};  // step 4: every rank's stage, opened through CUDA IPC
   bf16* stage16 = nullptr;  // step 7: (G, S, N) BF16: the stage rounded, pulled by the peers
@@ -224,6 +226,7 @@ void launch_rs_copy_engine(Rank& rk, const RsLayer& l);  // 4: each rank pulls i
 void launch_ag_tile_wait(Rank& rk, const AgLayer& l);    // 5: one GEMM; a tile waits for its rows
 void launch_rs_others_first(Rank& rk, const RsLayer& l);  // 6: the peers' rows first, own last
 void launch_rs_bf16_partials(Rank& rk, const RsLayer& l);  // 7: BF16 partials on the wire
+void launch_rs_one_sum(Rank& rk, const RsLayer& l);        // 8: one sum a piece, all terms in
 void launch_ag_gemm_tiles(Rank& rk, const AgLayer& l);     // step 5's GEMM alone, nothing waited
 void launch_rs_comm_bf16(Rank& rk, const RsLayer& l);      // NCCL's BF16 reduce-scatter alone
 void launch_ag_gemm(Rank& rk, const AgLayer& l);

@@ -38,6 +38,7 @@
 #include "11_many_gpus/steps/5_tile_wait.cuh"
 #include "11_many_gpus/steps/6_others_first.cuh"
 #include "11_many_gpus/steps/7_bf16_partials.cuh"
+#include "11_many_gpus/steps/8_one_sum.cuh"
 #include "common/cli.h"
 #include "common/device.h"
 #include "common/matrix.h"
@@ -84,7 +85,7 @@ std::string g_record_header;  // the CSVs' comment lines: device, versions, date
 
 // --- The rows: per shape, per layer, the halves alone (with --bench) and the selected steps ----
 enum class Kind {
-  kGemm, kComm, kUnfused, kChunked, kCopyEngine, kTileWait, kOthersFirst, kBf16Partials,
+  kGemm, kComm, kUnfused, kChunked, kCopyEngine, kTileWait, kOthersFirst, kBf16Partials, kOneSum,
   kGemmTiles, kCommBf16  // timed only: step 5's GEMM alone; the reduce-scatter of BF16 alone
 };
 struct RowSpec {
@@ -94,7 +95,7 @@ struct RowSpec {
   std::string name() const {
     static const char* k[] = {"gemm",      "comm",         "unfused",      "chunked",
                               "copy_engine", "tile_wait", "others_first", "bf16_partials",
-                              "gemm_tiles",  "comm_bf16"};
+                              "one_sum",     "gemm_tiles", "comm_bf16"};
     return std::string(ag ? "ag_" : "rs_") + k[int(kind)];
   }
 };
@@ -105,11 +106,12 @@ const CliSpec& spec_with(int* gpus, int* chunks, int* wait_pieces, int* timeout,
   s.summary =
       "a tensor-parallel layer on G GPUs through NCCL (one process per GPU): column-parallel "
       "(ag: all-gather, then GEMM) and row-parallel (rs: GEMM, then reduce-scatter), unfused, "
-      "in chunks, by the copy engines, with per-tile waits, others first and BF16 partials; "
+      "in chunks, by the copy engines, with per-tile waits, others first, BF16 partials and one "
+      "sum a piece; "
       "each shape is the whole layer M x N x K";
   s.kernels = {"ag_unfused",     "ag_chunked",     "ag_copy_engine",  "ag_tile_wait",
                "rs_unfused",     "rs_chunked",     "rs_copy_engine",  "rs_others_first",
-               "rs_bf16_partials"};
+               "rs_bf16_partials", "rs_one_sum"};
   s.options = {
       {"--gpus", "G", "GPUs, one process each (1-8; default: every visible GPU, at most 8)", 1,
        kMaxGpus, gpus, nullptr},
@@ -351,6 +353,7 @@ void prewarm_pieces(const Rank& rk, int64_t M, int64_t S, int pieces, GemmRows&&
 void prewarm(const Rank& rk, Kind kind, bool ag, const ShapeBuffers& b) {
   const bool pieces = kind == Kind::kChunked || kind == Kind::kCopyEngine ||
                       kind == Kind::kOthersFirst || kind == Kind::kBf16Partials ||
+                      kind == Kind::kOneSum ||
                       (kind == Kind::kTileWait && b.ag.K % 8 != 0);
   if (ag) {
     const AgLayer& l = b.ag;
@@ -364,6 +367,7 @@ void prewarm(const Rank& rk, Kind kind, bool ag, const ShapeBuffers& b) {
   } else {
     const RsLayer& l = b.rs;
     gemm(l.M, l.N, l.k.size(), l.a, l.w, l.partial);
+    if (kind == Kind::kBf16Partials || kind == Kind::kOneSum) identity_blocks(l.S);
     if (pieces)
       prewarm_pieces(rk, l.M, l.S, l.pieces,
                      [&](int64_t rows) { gemm(rows, l.N, l.k.size(), l.a, l.w, l.partial); });
@@ -395,7 +399,7 @@ Tolerance bf16_partials_tolerance(int K, double ref_rms) {
 // the stage.
 bool peer_pulls(Kind k) {
   return k == Kind::kCopyEngine || k == Kind::kTileWait || k == Kind::kOthersFirst ||
-         k == Kind::kBf16Partials;
+         k == Kind::kBf16Partials || k == Kind::kOneSum;
 }
 
 void launch_row(Rank& rk, const RowSpec& row, const ShapeBuffers& b) {
@@ -409,6 +413,7 @@ void launch_row(Rank& rk, const RowSpec& row, const ShapeBuffers& b) {
     case Kind::kTileWait: return launch_ag_tile_wait(rk, b.ag);
     case Kind::kOthersFirst: return launch_rs_others_first(rk, b.rs);
     case Kind::kBf16Partials: return launch_rs_bf16_partials(rk, b.rs);
+    case Kind::kOneSum: return launch_rs_one_sum(rk, b.rs);
     case Kind::kGemmTiles: return launch_ag_gemm_tiles(rk, b.ag);
     case Kind::kCommBf16: return launch_rs_comm_bf16(rk, b.rs);
   }
@@ -621,6 +626,7 @@ int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows,
         chunked_rs = chunked_rs || (!rows[i].ag && rows[i].kind == Kind::kChunked);
         (rows[i].ag ? copy_ag : copy_rs) |= peer_pulls(rows[i].kind);
         bf16_rs = bf16_rs || (!rows[i].ag && (rows[i].kind == Kind::kBf16Partials ||
+                                              rows[i].kind == Kind::kOneSum ||
                                               rows[i].kind == Kind::kCommBf16));
       }
     size_t free_b = 0, total_b = 0;
@@ -666,7 +672,7 @@ int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows,
       v.pass = true;
       if (nrows * cols > 0) {
         const double ref_rms = rms(ref.data(), int64_t(ref.size()));
-        const Tolerance tol = row.kind == Kind::kBf16Partials
+        const Tolerance tol = row.kind == Kind::kBf16Partials || row.kind == Kind::kOneSum
                                   ? bf16_partials_tolerance(s.K, ref_rms)
                                   : tensor_core_tolerance(s.K, ref_rms);
         v = verify(got.data(), ref.data(), int(nrows), int(cols), tol);
@@ -888,7 +894,8 @@ int main(int argc, char** argv) {
           return std::find(opt.kernels.begin(), opt.kernels.end(), k) != opt.kernels.end();
         };
         if (ag && asked("ag_tile_wait")) rows.push_back({si, ag, Kind::kGemmTiles});
-        if (!ag && asked("rs_bf16_partials")) rows.push_back({si, ag, Kind::kCommBf16});
+        if (!ag && (asked("rs_bf16_partials") || asked("rs_one_sum")))
+          rows.push_back({si, ag, Kind::kCommBf16});
       }
       for (const auto& k : opt.kernels)
         if ((k[0] == 'a') == ag)
@@ -897,6 +904,7 @@ int main(int argc, char** argv) {
                                   : k.find("tile_wait") != std::string::npos    ? Kind::kTileWait
                                   : k.find("others_first") != std::string::npos ? Kind::kOthersFirst
                                   : k.find("bf16_partials") != std::string::npos ? Kind::kBf16Partials
+                                  : k.find("one_sum") != std::string::npos ? Kind::kOneSum
                                                                                 : Kind::kUnfused});
     }
   const size_t map_bytes = sizeof(Shared) + sizeof(RowSlot) * rows.size() * kMaxGpus;
@@ -1022,7 +1030,8 @@ int main(int argc, char** argv) {
     const Out* g = find(row.shape, row.ag, Kind::kGemm);
     const Out* gt = find(row.shape, row.ag, Kind::kGemmTiles);
     if (g && gt && gt->timed && (!g->timed || gt->ms < g->ms)) g = gt;
-    const bool bf16 = row.kind == Kind::kBf16Partials || row.kind == Kind::kCommBf16;
+    const bool bf16 = row.kind == Kind::kBf16Partials || row.kind == Kind::kOneSum ||
+                      row.kind == Kind::kCommBf16;
     const Out* c = find(row.shape, row.ag, bf16 ? Kind::kCommBf16 : Kind::kComm);
     const Out* u = find(row.shape, row.ag, Kind::kUnfused);
     const double limit = g && c && g->timed && c->timed ? std::max(g->ms, c->ms) : 0;

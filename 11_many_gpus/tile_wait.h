@@ -24,3 +24,8 @@ struct TileWait {
 void launch_ag_tile_wait_gemm(int M, int N, int K, const __nv_bfloat16* a_shard, int own_rows,
                               const __nv_bfloat16* a_full, int full_rows,
                               const __nv_bfloat16* Bt, float* C, int group, const TileWait& wait);
+
+// Step 7: C (M, N) BF16 = A (M, K) Bt (N, K)^T, rounded in the epilogue (the same kernel, no
+// waits: `blocks` holds block m = m, no flags, at least ceil(M / 128) of them). K % 8 == 0.
+void launch_gemm_bf16_out(int M, int N, int K, const __nv_bfloat16* A, const __nv_bfloat16* Bt,
+                          __nv_bfloat16* C, const BlockWait* blocks);

@@ -47,7 +47,12 @@ def main(argv):
         print("timeline.py: matplotlib is missing; skipping", file=sys.stderr)
         return 77
     with open(path) as f:
-        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+        lines = list(csv.reader(line for line in f if not line.startswith("#")))
+    head, rows = lines[0], []
+    for cells in lines[1:]:  # `what` may hold a comma (a record before labels lost theirs)
+        n = len(head)
+        cells = cells[:n - 3] + [",".join(cells[n - 3:len(cells) - 2])] + cells[-2:]
+        rows.append(dict(zip(head, cells)))
     spans = {st: [r for r in rows if r["layer"] == layer and r["gpus"] == gpus and
                   r["M"] == M and r["N"] == N and r["K"] == K and r["step"] == st]
              for st in steps}

@@ -588,8 +588,8 @@ def many_gpus_table(data, o):
     of chapter 09's GEMM and step 5's kernel, as the program's limit takes it), the
     communication alone (rs: of FP32 partials, and of BF16 ones), the limit max(GEMM, comm)
     (rs: for each), then each step and PyTorch's fused async-TP as ms (time / its limit;
-    unfused / time); step 7 (bf16_partials) and PyTorch, which move BF16 partials, against the
-    BF16 limit. A step the record has no row of for this layer at all reads "not run" (a step
+    unfused / time); steps 7-8 (bf16_partials, one_sum) and PyTorch, which move BF16 partials,
+    against the BF16 limit. A step the record has no row of for this layer at all reads "not run" (a step
     added after the run); a step missing at one shape only is an error."""
     slug = (o.get("record") or [""])[0]
     if not re.match(r"^[a-z0-9][a-z0-9-]*$", slug):
@@ -622,7 +622,7 @@ def many_gpus_table(data, o):
     if layer == "ag":
         steps = ["unfused", "chunked", "copy_engine", "tile_wait"]
     else:
-        steps = ["unfused", "chunked", "copy_engine", "others_first", "bf16_partials"]
+        steps = ["unfused", "chunked", "copy_engine", "others_first", "bf16_partials", "one_sum"]
     recorded = {k[2] for k in at}
 
     def ms(table, g, s, step, name):
@@ -662,7 +662,7 @@ def many_gpus_table(data, o):
                 if st not in recorded:
                     cells.append("not run")
                     continue
-                lim = limit16 if st == "bf16_partials" else limit
+                lim = limit16 if st in ("bf16_partials", "one_sum") else limit
                 cells.append(cell(ms(at, g, s, st, "many_gpus.csv"), lim, unfused))
             if (g, s, "fused") in torch:
                 lim = limit16 if limit16 else limit
@@ -687,8 +687,8 @@ def many_gpus_table(data, o):
         head = ["TP", "layer M×N×K", "GEMM alone", "comm FP32", "comm BF16", "limit FP32",
                 "limit BF16"]
         what = ("comm: NCCL's reduce-scatter of FP32 (steps 1-6) or BF16 (step 7, PyTorch) "
-                "partials alone; after each step's ms: (its time ÷ its limit, BF16 for "
-                "`bf16 partials` and PyTorch; unfused ÷ its time)")
+                "partials alone; after each step's ms: (its time ÷ its limit, BF16 for steps 7-8 "
+                "and PyTorch; unfused ÷ its time)")
     head += [st.replace("_", " ") for st in steps] + ["PyTorch fused"]
     return [f"*{count} × {model}, CUDA {cuda.group(1) if cuda else '?'}, NCCL "
             f"{nccl.group(1) if nccl else '?'}: `{where}/many_gpus.csv`"

@@ -44,12 +44,13 @@ __device__ __forceinline__ void wait_arrived(const unsigned* flag, unsigned targ
 
 static_assert(kArrivalBlock == kWsBM, "arrival_order's blocks are the tiles' rows");
 
-template <int BN, int S>
+// (11, step 7) OutT: float, or bf16 for step 7's partials rounded in the epilogue.
+template <int BN, int S, typename OutT = float>
 __global__ void __launch_bounds__(3 * kWarpgroup, 1)
     ag_tile_wait_kernel(const __grid_constant__ CUtensorMap tm_own,
                         const __grid_constant__ CUtensorMap tm_a,
                         const __grid_constant__ CUtensorMap tm_b, int M, int N, int K,
-                        float* __restrict__ C, int group, const TileWait wait) {
+                        OutT* __restrict__ C, int group, const TileWait wait) {
   static_assert(BN == 128 || BN == 256, "the tiles of this kernel: 128 x 128 and 128 x 256");
   constexpr int kStageBytes = kTileStageBytes<BN>;
   extern __shared__ unsigned char smem_raw[];
@@ -108,7 +109,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
     // and stores it back as whole 128-byte row pieces, 16 bytes a lane.
     auto store_acc_staged = [&](const float (&acc)[BN / 2], int m0, int n0, float* band) {
       const int lane = t % 32, w = t / 32;
-      const bool vec = N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) & 15) == 0;
+      const bool vec = N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) & (4 * sizeof(OutT) - 1)) == 0;
 #pragma unroll
       for (int c = 0; c < BN / kBandCols; ++c) {
 #pragma unroll
@@ -127,8 +128,20 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
           const int m = m0 + 16 * w + row, n = n0 + c * kBandCols + col;
           if (m >= M) continue;
           const float4 v = *reinterpret_cast<const float4*>(&band[row * kBandRow + col]);
-          float* dst = C + int64_t(m) * N + n;
-          if (vec && n + 3 < N) {
+          OutT* dst = C + int64_t(m) * N + n;
+          if constexpr (sizeof(OutT) == 2) {  // (11, step 7) rounded to nearest, 8 bytes a lane
+            if (vec && n + 3 < N) {
+              const __nv_bfloat162 lo = __floats2bfloat162_rn(v.x, v.y);
+              const __nv_bfloat162 hi = __floats2bfloat162_rn(v.z, v.w);
+              *reinterpret_cast<uint2*>(dst) = make_uint2(
+                  *reinterpret_cast<const uint32_t*>(&lo), *reinterpret_cast<const uint32_t*>(&hi));
+            } else {
+              const float e[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+              for (int u = 0; u < 4; ++u)
+                if (n + u < N) dst[u] = __float2bfloat16_rn(e[u]);
+            }
+          } else if (vec && n + 3 < N) {
             *reinterpret_cast<float4*>(dst) = v;
           } else {
             const float e[4] = {v.x, v.y, v.z, v.w};
@@ -187,5 +200,24 @@ void launch_ag_tile_wait_gemm(int M, int N, int K, const bf16* a_shard, int own_
   const int grid = std::min(tiles, device_sm_count());  // 1 block per SM, persistent
   ag_tile_wait_kernel<BN, S><<<grid, 3 * kWarpgroup, kSmem>>>(*to, *ta, *tb, M, N, K, C, group,
                                                               wait);
+  CUDA_CHECK_LAUNCH();
+}
+
+// (11, step 7) C (M, N) BF16 = A (M, K) Bt (N, K)^T, rounded in the epilogue: the same kernel with
+// nothing to wait for (`blocks`: block m is row block m, all "own", read from A). K % 8 == 0 and
+// A 16-byte aligned (TMA). On stream 0.
+void launch_gemm_bf16_out(int M, int N, int K, const bf16* A, const bf16* Bt, bf16* C,
+                          const BlockWait* blocks) {
+  constexpr int BN = 256, S = 4;
+  constexpr int kSmem = S * kTileStageBytes<BN> + 16 * S + 1024 + 8 * kBandBytes;
+  static const bool once = (opt_in(ag_tile_wait_kernel<BN, S, bf16>, kSmem), true);
+  (void)once;
+  const CUtensorMap* ta = tensor_map(A, M, K, kWsBM);
+  const CUtensorMap* tb = tensor_map(Bt, N, K, BN);
+  const int tiles = ((M + kWsBM - 1) / kWsBM) * ((N + BN - 1) / BN);
+  const int grid = std::min(tiles, device_sm_count());
+  const TileWait wait{blocks, nullptr, 0u, 0};
+  ag_tile_wait_kernel<BN, S, bf16><<<grid, 3 * kWarpgroup, kSmem>>>(*ta, *ta, *tb, M, N, K, C,
+                                                                    8, wait);
   CUDA_CHECK_LAUNCH();
 }

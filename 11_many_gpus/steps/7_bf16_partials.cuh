@@ -1,9 +1,11 @@
 // Step 7: BF16 partials on the wire. Steps 4 and 6 move FP32 partial sums, chapter 09's output:
 // twice the bytes of the BF16 layer PyTorch runs, and at most of the issue's shapes the
 // exchange is the longer half (8192x28672x8192, TP = 4: NCCL's FP32 reduce-scatter alone 2.2
-// ms, the GEMM 1.37). Here each piece of partial rows is rounded to BF16 on stream 0 right after
-// its GEMM (round_partial_kernel, a pass over the piece in the GPU's own memory), and the peers
-// pull the BF16 piece: half the bytes over NVLink for one more local pass. The sums stay FP32:
+// ms, the GEMM 1.37). Here the GEMM of each piece of the peers' rows rounds its FP32
+// accumulators to BF16 in its epilogue (step 5's kernel, its output type a template argument:
+// launch_gemm_bf16_out) and writes half the bytes, and the peers pull the BF16 piece: half the
+// bytes over NVLink, at no extra pass. Where TMA cannot take the K slice (K_r % 8 != 0), chapter
+// 09's GEMM writes FP32 and round_partial_kernel rounds it in a pass. The sums stay FP32:
 // the add reads the BF16 terms and adds them into the FP32 output in step 6's order (own rows
 // are never sent, so they stay FP32).
 // What it costs in accuracy: each peer's term is rounded once, to 8 significant bits, |error| <=
@@ -11,7 +13,9 @@
 // element is about 2^-8 / sqrt(3) of a term's size times sqrt(G - 1), against chapter 09's
 // FP32 accumulation far below it; the check adds that to its tolerance (main.cu,
 // bf16_partials_tolerance). A missing or wrong term is of the size of a whole term, ~100x more.
-// The handshake is step 4's; `written` is now recorded after the rounding, not the GEMM.
+// The handshake is step 4's.
+// Measured first with the rounding as a pass after chapter 09's GEMM (NOTES.md, run 3): six
+// 65-87 us passes on stream 0 cost more than the halved pulls saved.
 // Counterparts: PyTorch's fused_matmul_reduce_scatter and NCCL's BF16 reduce-scatter (both sum
 // in BF16 on the wire; here the sum is FP32 and in a fixed order).
 //
@@ -19,6 +23,8 @@
 #pragma once
 
 #include "11_many_gpus/layer.cuh"
+#include "11_many_gpus/tile_wait.h"  // launch_gemm_bf16_out
+#include "common/matrix.h"  // DeviceBuffer
 #include "11_many_gpus/steps/2_chunked.cuh"  // launch_add_partial
 #include "11_many_gpus/steps/4_copy_engine_rs.cuh"  // the signals
 
@@ -74,6 +80,35 @@ void launch_add_bf16(float* out, const bf16* part, int64_t n, bool assign, cudaS
   span_end(sp);
 }
 
+// Block m = row block m, no flags: what launch_gemm_bf16_out reads, for up to `rows` rows.
+// Made (and grown) outside the timed runs: main.cu's warm-up calls it with the shard's rows.
+inline const BlockWait* identity_blocks(int64_t rows) {
+  static DeviceBuffer<BlockWait> d;
+  const size_t need = size_t(std::max<int64_t>(1, (rows + kArrivalBlock - 1) / kArrivalBlock));
+  if (d.size() < need) {
+    std::vector<BlockWait> h(need);
+    for (size_t m = 0; m < need; ++m) h[m] = {int(m), -1, -1, -1};
+    d = DeviceBuffer<BlockWait>(need);
+    CUDA_CHECK(cudaMemcpy(d.get(), h.data(), need * sizeof(BlockWait), cudaMemcpyHostToDevice));
+  }
+  return d.get();
+}
+
+// C16 (rows, N) BF16 = A (rows, K_r) W^T on stream 0: rounded in the GEMM's epilogue, or (K_r %
+// 8 != 0) chapter 09's FP32 GEMM into c32, then a rounding pass.
+void gemm_bf16(int64_t rows, int64_t N, int64_t Kr, const bf16* A, const bf16* W, bf16* c16,
+               float* c32) {
+  if (rows <= 0 || N <= 0) return;
+  if (Kr > 0 && Kr % 8 == 0) {
+    const int sp = span_begin(0, "GEMM " + std::to_string(rows) + " rows to BF16");
+    launch_gemm_bf16_out(int(rows), int(N), int(Kr), A, W, c16, identity_blocks(rows));
+    span_end(sp);
+    return;
+  }
+  gemm(rows, N, Kr, A, W, c32);
+  launch_round_partial(c16, c32, rows * N, 0);
+}
+
 void launch_rs_bf16_partials(Rank& rk, const RsLayer& l) {
   const int G = rk.gpus, r = rk.rank;
   const int64_t N = l.N, Kr = l.k.size(), slot = l.S * N;
@@ -94,10 +129,8 @@ void launch_rs_bf16_partials(Rank& rk, const RsLayer& l) {
     for (int p = 0; p < l.pieces; ++p) {
       const Range piece = piece_rows(l.S, l.pieces, p);
       const int64_t rows = std::max<int64_t>(0, std::min(piece.end, theirs.size()) - piece.begin);
-      gemm(rows, N, Kr, l.a + (theirs.begin + piece.begin) * Kr, l.w,
-           l.stage + j * slot + piece.begin * N);
-      launch_round_partial(l.stage16 + j * slot + piece.begin * N,
-                           l.stage + j * slot + piece.begin * N, rows * N, 0);
+      gemm_bf16(rows, N, Kr, l.a + (theirs.begin + piece.begin) * Kr, l.w,
+                l.stage16 + j * slot + piece.begin * N, l.stage + j * slot + piece.begin * N);
       CUDA_CHECK(cudaEventRecord(sig.written[j][p], 0));  // recorded, then said so
       sig.mine->written_at[j][p].store(launch, std::memory_order_release);
     }
