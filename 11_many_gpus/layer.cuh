@@ -108,10 +108,15 @@ inline Trace& trace() {
   static Trace t;  // one rank per process
   return t;
 }
-inline int span_begin(cudaStream_t s, const std::string& what) {
+// The label is `what`, or "what n" / "what n unit" where n >= 0: built only when tracing, so
+// the timed runs make no string.
+inline int span_begin(cudaStream_t s, const char* what, int64_t n = -1,
+                      const char* unit = nullptr) {
   Trace& t = trace();
   if (!t.on) return -1;
-  t.spans.push_back({s, what, t.event(), t.event()});
+  std::string label = what;
+  if (n >= 0) label += " " + std::to_string(n) + (unit ? std::string(" ") + unit : "");
+  t.spans.push_back({s, label, t.event(), t.event()});
   CUDA_CHECK(cudaEventRecord(t.spans.back().begin, s));
   return int(t.spans.size()) - 1;
 }
@@ -124,7 +129,7 @@ inline void span_end(int i) {
 // A pull (steps 3-7): bytes from rank `from`'s memory (opened through CUDA IPC) into this GPU's, on
 // stream s; the driver gives a copy between GPUs to a copy engine, not to an SM.
 inline void pull(void* dst, const void* src, size_t bytes, cudaStream_t s, int from) {
-  const int sp = span_begin(s, "pull from " + std::to_string(from));
+  const int sp = span_begin(s, "pull from", from);
   CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
   span_end(sp);
 }
@@ -138,7 +143,7 @@ inline void gemm(int64_t M, int64_t N, int64_t K, const bf16* A, const bf16* Bt,
     CUDA_CHECK(cudaMemsetAsync(C, 0, size_t(M) * N * sizeof(float), 0));
     return;
   }
-  const int sp = span_begin(0, "GEMM " + std::to_string(M) + " rows");
+  const int sp = span_begin(0, "GEMM", M, "rows");
   launch_hopper(int(M), int(N), int(K), A, Bt, C);
   span_end(sp);
 }
@@ -181,7 +186,8 @@ struct RsLayer {
   const bf16* w = nullptr;      // (N, K_r): columns k of W
   float* partial = nullptr;     // step 1: (G S, N), this rank's partial; rows past M zero
   float* send = nullptr;        // step 2: (G, S, N): slot j, the rows sent at step j
-  float* recv = nullptr;        // steps 2, 4: (G, S, N): slot j, the rows received at step j
+  float* recv = nullptr;        // steps 2, 4, 6-8: (G, S, N): slot j, the rows received at
+                                // step j; steps 6-8: slot 0, the own rows' partial
   float* out = nullptr;         // (S, N): the output (rows past M: padding, not compared)
   float* stage = nullptr;   // step 4: (G, S, N): slot j, the rows of rs_to(r, j), pulled by it
   const float* peer_stage[kMaxGpus] = {};  // step 4: every rank's stage, opened through CUDA IPC

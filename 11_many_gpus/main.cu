@@ -88,16 +88,28 @@ enum class Kind {
   kGemm, kComm, kUnfused, kChunked, kCopyEngine, kTileWait, kOthersFirst, kBf16Partials, kOneSum,
   kGemmTiles, kCommBf16  // timed only: step 5's GEMM alone; the reduce-scatter of BF16 alone
 };
+// Each Kind's name, in the enum's order: a row is "ag_" or "rs_" and this (the CSV's step).
+constexpr const char* kKindNames[] = {"gemm",          "comm",         "unfused",
+                                      "chunked",       "copy_engine",  "tile_wait",
+                                      "others_first",  "bf16_partials", "one_sum",
+                                      "gemm_tiles",    "comm_bf16"};
+static_assert(sizeof kKindNames / sizeof kKindNames[0] == int(Kind::kCommBf16) + 1,
+              "a name for every Kind");
+// The Kind of a --kernel name (ag_... or rs_...; the CLI accepts only spec.kernels).
+Kind kind_of(const std::string& kernel) {
+  for (int k = 0; k <= int(Kind::kCommBf16); ++k)
+    if (kernel.compare(3, std::string::npos, kKindNames[k]) == 0) return Kind(k);
+  std::fprintf(stderr, "error: no step named %s\n", kernel.c_str());
+  std::exit(kExitUsage);
+}
+// Steps 7-8: the peers' terms travel in BF16 (their check and their limit say so).
+bool bf16_terms(Kind k) { return k == Kind::kBf16Partials || k == Kind::kOneSum; }
+
 struct RowSpec {
   int shape;
   bool ag;  // the column-parallel layer (all-gather); else row-parallel (reduce-scatter)
   Kind kind;
-  std::string name() const {
-    static const char* k[] = {"gemm",      "comm",         "unfused",      "chunked",
-                              "copy_engine", "tile_wait", "others_first", "bf16_partials",
-                              "one_sum",     "gemm_tiles", "comm_bf16"};
-    return std::string(ag ? "ag_" : "rs_") + k[int(kind)];
-  }
+  std::string name() const { return std::string(ag ? "ag_" : "rs_") + kKindNames[int(kind)]; }
 };
 
 const CliSpec& spec_with(int* gpus, int* chunks, int* wait_pieces, int* timeout, int* timeline) {
@@ -115,7 +127,7 @@ const CliSpec& spec_with(int* gpus, int* chunks, int* wait_pieces, int* timeout,
   s.options = {
       {"--gpus", "G", "GPUs, one process each (1-8; default: every visible GPU, at most 8)", 1,
        kMaxGpus, gpus, nullptr},
-      {"--chunks", "C", "steps 2-4 and 6: pieces of each shard (1-64, default 2)", 1, 64, chunks,
+      {"--chunks", "C", "steps 2-4, 6-8: pieces of each shard (1-64, default 2)", 1, 64, chunks,
        nullptr},
       {"--wait-pieces", "P", "step 5: pieces of each shard, a flag each (1-64, default 4)", 1, 64,
        wait_pieces, nullptr},
@@ -335,7 +347,7 @@ void setup_shape(const Shape& s, const Rank& rk, int pieces, int wait_pieces, ui
   CUDA_CHECK(cudaDeviceSynchronize());  // the fills are done before any rank's NCCL reads them
 }
 
-// Every piece GEMM of steps 2-4 and 6 (each shard's pieces, cut at its real rows), once.
+// Every piece GEMM of steps 2-4 and 6-8 (each shard's pieces, cut at its real rows), once.
 template <class GemmRows>
 void prewarm_pieces(const Rank& rk, int64_t M, int64_t S, int pieces, GemmRows&& gemm_rows) {
   for (int s = 0; s < rk.gpus; ++s) {
@@ -352,8 +364,7 @@ void prewarm_pieces(const Rank& rk, int64_t M, int64_t S, int pieces, GemmRows&&
 // whose sender is itself waiting.
 void prewarm(const Rank& rk, Kind kind, bool ag, const ShapeBuffers& b) {
   const bool pieces = kind == Kind::kChunked || kind == Kind::kCopyEngine ||
-                      kind == Kind::kOthersFirst || kind == Kind::kBf16Partials ||
-                      kind == Kind::kOneSum ||
+                      kind == Kind::kOthersFirst || bf16_terms(kind) ||
                       (kind == Kind::kTileWait && b.ag.K % 8 != 0);
   if (ag) {
     const AgLayer& l = b.ag;
@@ -367,7 +378,7 @@ void prewarm(const Rank& rk, Kind kind, bool ag, const ShapeBuffers& b) {
   } else {
     const RsLayer& l = b.rs;
     gemm(l.M, l.N, l.k.size(), l.a, l.w, l.partial);
-    if (kind == Kind::kBf16Partials || kind == Kind::kOneSum) identity_blocks(l.S);
+    if (bf16_terms(kind)) identity_blocks(l.S);  // step 7's GEMM's blocks
     if (pieces)
       prewarm_pieces(rk, l.M, l.S, l.pieces,
                      [&](int64_t rows) { gemm(rows, l.N, l.k.size(), l.a, l.w, l.partial); });
@@ -395,11 +406,11 @@ Tolerance bf16_partials_tolerance(int K, double ref_rms) {
   return t;
 }
 
-// The steps whose ranks pull from their peers' memory (CUDA IPC): 3 and 5 the shards, 4 and 6
-// the stage.
+// The steps whose ranks pull from their peers' memory (CUDA IPC): 3 and 5 the shards, 4 and
+// 6-8 the stage.
 bool peer_pulls(Kind k) {
   return k == Kind::kCopyEngine || k == Kind::kTileWait || k == Kind::kOthersFirst ||
-         k == Kind::kBf16Partials || k == Kind::kOneSum;
+         bf16_terms(k);
 }
 
 void launch_row(Rank& rk, const RowSpec& row, const ShapeBuffers& b) {
@@ -625,8 +636,7 @@ int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows,
         (rows[i].ag ? ag : rs) = true;
         chunked_rs = chunked_rs || (!rows[i].ag && rows[i].kind == Kind::kChunked);
         (rows[i].ag ? copy_ag : copy_rs) |= peer_pulls(rows[i].kind);
-        bf16_rs = bf16_rs || (!rows[i].ag && (rows[i].kind == Kind::kBf16Partials ||
-                                              rows[i].kind == Kind::kOneSum ||
+        bf16_rs = bf16_rs || (!rows[i].ag && (bf16_terms(rows[i].kind) ||
                                               rows[i].kind == Kind::kCommBf16));
       }
     size_t free_b = 0, total_b = 0;
@@ -672,8 +682,7 @@ int run_rank(int r, int G, const Options& opt, const std::vector<RowSpec>& rows,
       v.pass = true;
       if (nrows * cols > 0) {
         const double ref_rms = rms(ref.data(), int64_t(ref.size()));
-        const Tolerance tol = row.kind == Kind::kBf16Partials || row.kind == Kind::kOneSum
-                                  ? bf16_partials_tolerance(s.K, ref_rms)
+        const Tolerance tol = bf16_terms(row.kind) ? bf16_partials_tolerance(s.K, ref_rms)
                                   : tensor_core_tolerance(s.K, ref_rms);
         v = verify(got.data(), ref.data(), int(nrows), int(cols), tol);
       }
@@ -899,13 +908,7 @@ int main(int argc, char** argv) {
       }
       for (const auto& k : opt.kernels)
         if ((k[0] == 'a') == ag)
-          rows.push_back({si, ag, k.find("chunked") != std::string::npos        ? Kind::kChunked
-                                  : k.find("copy_engine") != std::string::npos  ? Kind::kCopyEngine
-                                  : k.find("tile_wait") != std::string::npos    ? Kind::kTileWait
-                                  : k.find("others_first") != std::string::npos ? Kind::kOthersFirst
-                                  : k.find("bf16_partials") != std::string::npos ? Kind::kBf16Partials
-                                  : k.find("one_sum") != std::string::npos ? Kind::kOneSum
-                                                                                : Kind::kUnfused});
+          rows.push_back({si, ag, kind_of(k)});
     }
   const size_t map_bytes = sizeof(Shared) + sizeof(RowSlot) * rows.size() * kMaxGpus;
   void* mem = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -1026,12 +1029,11 @@ int main(int argc, char** argv) {
     const Out& o = out[i];
     const Shape& s = opt.shapes[row.shape];
     // The limit: the faster GEMM alone (chapter 09's; step 5's where timed) and the comm alone
-    // of the bytes the row moves (BF16 for step 7).
+    // of the bytes the row moves (BF16 for steps 7-8).
     const Out* g = find(row.shape, row.ag, Kind::kGemm);
     const Out* gt = find(row.shape, row.ag, Kind::kGemmTiles);
     if (g && gt && gt->timed && (!g->timed || gt->ms < g->ms)) g = gt;
-    const bool bf16 = row.kind == Kind::kBf16Partials || row.kind == Kind::kOneSum ||
-                      row.kind == Kind::kCommBf16;
+    const bool bf16 = bf16_terms(row.kind) || row.kind == Kind::kCommBf16;
     const Out* c = find(row.shape, row.ag, bf16 ? Kind::kCommBf16 : Kind::kComm);
     const Out* u = find(row.shape, row.ag, Kind::kUnfused);
     const double limit = g && c && g->timed && c->timed ? std::max(g->ms, c->ms) : 0;

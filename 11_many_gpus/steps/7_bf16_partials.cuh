@@ -86,8 +86,8 @@ inline const BlockWait* identity_blocks(int64_t rows) {
   static DeviceBuffer<BlockWait> d;
   const size_t need = size_t(std::max<int64_t>(1, (rows + kArrivalBlock - 1) / kArrivalBlock));
   if (d.size() < need) {
-    std::vector<BlockWait> h(need);
-    for (size_t m = 0; m < need; ++m) h[m] = {int(m), -1, -1, -1};
+    // One rank, one piece: every block is "own", in row order.
+    const std::vector<BlockWait> h = arrival_order(int64_t(need) * kArrivalBlock, 1, 0, 1);
     d = DeviceBuffer<BlockWait>(need);
     CUDA_CHECK(cudaMemcpy(d.get(), h.data(), need * sizeof(BlockWait), cudaMemcpyHostToDevice));
   }
@@ -100,7 +100,7 @@ void gemm_bf16(int64_t rows, int64_t N, int64_t Kr, const bf16* A, const bf16* W
                float* c32) {
   if (rows <= 0 || N <= 0) return;
   if (Kr > 0 && Kr % 8 == 0) {
-    const int sp = span_begin(0, "GEMM " + std::to_string(rows) + " rows to BF16");
+    const int sp = span_begin(0, "GEMM", rows, "rows to BF16");
     launch_gemm_bf16_out(int(rows), int(N), int(Kr), A, W, c16, identity_blocks(rows));
     span_end(sp);
     return;

@@ -3,9 +3,10 @@
 // one for the own rows, each a kernel beside the GEMM, and the last ones after it (step 7's
 // timeline). Here a piece of the output is summed once, when all its terms are here: one
 // kernel reads the G - 1 BF16 terms and the FP32 own rows and writes the output, in a fixed
-// order (from r - 1, ..., from r - G + 1, then own), on every SM it can get. Fewer bytes (4 + 2
-// (G - 1) read and 4 written an element, against step 7's 4 + 6 (G - 1) + 8 at TP = 4), one
-// launch a piece, and nothing summed while the GEMM still runs but what is complete.
+// order (from r - 1, ..., from r - G + 1, then own), on every SM it can get. Fewer bytes an
+// element: 2 (G - 1) + 4 read and 4 written (14 at G = 4), against step 7's 2 + 4 for the
+// first term, 2 + 4 + 4 for each other, 4 + 4 + 4 for the own rows (6 + 10 (G - 2) + 12: 38
+// at G = 4); one launch a piece, and nothing summed while the GEMM runs but what is complete.
 //
 //   build/11_many_gpus/many_gpus --gpus 4 --kernel rs_bf16_partials,rs_one_sum
 #pragma once
@@ -24,11 +25,18 @@ __global__ void sum_terms_kernel(float* out, const Terms t, const float* own, in
   const int64_t i0 = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   bool vec = (reinterpret_cast<uintptr_t>(out) & 15) == 0 &&
              (reinterpret_cast<uintptr_t>(own) & 15) == 0;
-  for (int j = 0; j < t.count; ++j) vec = vec && (reinterpret_cast<uintptr_t>(t.term[j]) & 7) == 0;
+  // Every loop over the terms unrolled to kMaxGpus - 1 with a bound test, so that t.term is
+  // indexed by constants and stays in the parameter space (a variable index would copy it to
+  // a stack frame).
+#pragma unroll
+  for (int j = 0; j < kMaxGpus - 1; ++j)
+    if (j < t.count) vec = vec && (reinterpret_cast<uintptr_t>(t.term[j]) & 7) == 0;
   const int64_t n4 = vec ? n / 4 : 0;
   for (int64_t i = i0; i < n4; i += stride) {
     float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (int j = 0; j < t.count; ++j) {
+#pragma unroll
+    for (int j = 0; j < kMaxGpus - 1; ++j) {
+      if (j >= t.count) break;
       const uint2 raw = reinterpret_cast<const uint2*>(t.term[j])[i];
       const float2 a = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&raw.x));
       const float2 b = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&raw.y));
@@ -40,7 +48,9 @@ __global__ void sum_terms_kernel(float* out, const Terms t, const float* own, in
   }
   for (int64_t i = 4 * n4 + i0; i < n; i += stride) {
     float s = 0.f;
-    for (int j = 0; j < t.count; ++j) s += __bfloat162float(t.term[j][i]);
+#pragma unroll
+    for (int j = 0; j < kMaxGpus - 1; ++j)
+      if (j < t.count) s += __bfloat162float(t.term[j][i]);
     out[i] = s + own[i];
   }
 }
