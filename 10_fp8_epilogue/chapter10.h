@@ -46,4 +46,7 @@ void launch_fp8(const GemmProblem& p);           // step 3
 void launch_fp8_128(const GemmProblem& p);       // step 3 at BN = 128 (sweep)
 void launch_promoted(const GemmProblem& p);      // step 4
 void launch_block_scaled(const GemmProblem& p);  // step 5
+void launch_scales_tma(const GemmProblem& p);    // step 6
+void launch_cluster(const GemmProblem& p);       // experiment: step 6 in clusters of two
+void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
 void launch_ex_block_promote(const GemmProblem& p);  // the exercise (exercises/block_promote.cuh)

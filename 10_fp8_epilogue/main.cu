@@ -39,7 +39,13 @@ int main(int argc, char** argv) {
       // FP8 with 1 x 128 (A) and 128 x 128 (Bᵀ) scales.
       {"lt_fp8_block", O::kFp8Block, E::kAlphaBeta, A::kPromoted, nullptr, LtCall::kFp8Block},
       {"block_scaled", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_scaled, {},
-       Role::kBest, "lt_fp8"},
+       Role::kStep, "lt_fp8"},
+      {"scales_tma", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_scales_tma, {},
+       Role::kBest, "lt_fp8_block"},
+      {"cluster", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_cluster, {},
+       Role::kSweep, "lt_fp8_block"},
+      {"two_parts", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_two_parts, {},
+       Role::kSweep, "lt_fp8_block"},
       // Yours to write (exercises/block_promote.cuh): --kernel ex_block_promote.
       {"ex_block_promote", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_ex_block_promote,
        {}, Role::kExercise, "lt_fp8"},
