@@ -37,8 +37,9 @@ Kinds and their keys (lists are comma-separated, in the order of the rows or col
   pivot    chapter kernels shapes [value] [rows]
            one cell per kernel and shape; value: pct (default), ms or rate; rows: kernels
            (default) or shapes
-  counters chapter kernels shape columns
-           columns: names of counters.csv's columns (regs, occ_achieved%, lds_wavefronts, ...)
+  counters chapter kernels shape columns [gpu]
+           columns: names of counters.csv's columns (regs, occ_achieved%, lds_wavefronts, ...);
+           gpu=SLUG: from that GPU's record instead of the primary's
   waves    chapter kernels shapes bm bn
            per shape: the bm x bn output tiles, the waves they make on the GPU's SMs (from the
            CSV's device line), how many SMs the last wave keeps busy, then each kernel's % of
@@ -52,6 +53,11 @@ Kinds and their keys (lists are comma-separated, in the order of the rows or col
                                       per GPU, the change in points, and why (the sentences of
                                       docs/results/why_moved.csv: chapter,kernel,why); a GPU
                                       without a record is named as missing
+  runs     gpu file kernels shapes   a program's own --csv rows (the kernels timed in one
+                                      process, each interleaved with its baseline), from FILE
+                                      in the record of gpu=SLUG: one row a shape; a baseline's
+                                      cell is its TFLOP/s, a kernel's its % of its baseline
+                                      (KERNEL:ms: its median ms)
   plots                               the primary record's plots, as image links
 --write regenerates every table; --check (a host test) fails where a table differs from what
 its CSV gives, where a document has a date (tables included: the CSVs carry it), where a README
@@ -443,6 +449,8 @@ def pivot_table(data, o):
 
 
 def counters_table(data, o):
+    if "gpu" in o:  # gpu=SLUG: that GPU's record folder beside the primary's
+        data = Data(record_dir(o["gpu"][0], os.path.dirname(data.results)))
     chapter, kernels, shape, cols = o["chapter"], o["kernels"], o["shape"][0], o["columns"]
     body = []
     for k in kernels:
@@ -822,6 +830,45 @@ def ceilings_table(data, o):
             ""] + table(["ceiling", "rate", "unit", "how"], body)
 
 
+def runs_table(data, o):
+    """runs gpu=SLUG file=NAME kernels=... shapes=...: one row a shape, one column a kernel;
+    a baseline's cell (no baseline of its own) is its TFLOP/s, any other kernel's the % of its
+    baseline that the program measured in the same process (the CSV's pct_of_baseline);
+    KERNEL:ms, its median time in ms."""
+    data = Data(record_dir(o["gpu"][0], os.path.dirname(data.results)))
+    name = o["file"][0]
+    path = os.path.join(data.results, name)
+    if not os.path.exists(path):
+        raise KeyError(f"{data.where}/{name} is missing")
+    rows, meta = read_csv(path)
+    at = {(r["kernel"], f"{r['M']}x{r['N']}x{r['K']}"): r for r in rows}
+    cols = [c.partition(":")[::2] for c in o["kernels"]]  # (kernel, "" or "ms")
+    head, body = ["shape"], []
+    for k, how in cols:
+        r = next((r for r in rows if r["kernel"] == k), None)
+        if r is None:
+            raise KeyError(f"{data.where}/{name} has no row of {k}")
+        head.append(f"`{k}` ms" if how == "ms" else f"`{k}` TFLOP/s" if not r["baseline"]
+                    else f"`{k}` % of `{r['baseline']}`")
+    for sh in o["shapes"]:
+        cells = [shape_name(sh)]
+        for k, how in cols:
+            r = at.get((k, sh))
+            if r is None:
+                raise KeyError(f"{data.where}/{name}: no row of {k} at {sh}")
+            if r.get("check") != "pass":
+                cells.append(f"({r.get('check')})")
+            elif how == "ms":
+                cells.append(fmt_ms(float(r["ms_median"])))
+            elif not r["baseline"]:
+                cells.append(f"{float(r['TFLOP/s']):,.0f}")
+            else:
+                cells.append(f"{float(r['pct_of_baseline']):.1f}%")
+        body.append(cells)
+    return [caption(data, meta, name, ", each shape in a process of its own")] + [""] + \
+        table(head, body)
+
+
 def errors_table(data, o):
     """Errors against the exact product and the share of the bound they used, from the record's
     errors.csv (tools/fp8_errors.sh; gpu=SLUG for another GPU's record): one row a kernel, one
@@ -903,6 +950,8 @@ def render(kind, o, data, doc=os.path.join(ROOT, "README.md")):
         return errors_table(data, o)
     if kind == "many_gpus":
         return many_gpus_table(data, o)
+    if kind == "runs":
+        return runs_table(data, o)
     raise KeyError(f"unknown table kind '{kind}'")
 
 
