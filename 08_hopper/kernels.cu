@@ -12,6 +12,7 @@
 //                             shared memory (store_acc_staged)
 //   experiments/tma_ring.cuh  the ring without a tile in flight (--kernel sweep)
 //   experiments/cluster.cuh   clusters of 2 blocks, the Bᵀ tile multicast (--kernel sweep)
+//   experiments/warp_spec_128.cuh  warp_spec at a (128, 128) tile: step 3's two changes apart
 // BF16 A (M x K) and Bᵀ (N x K), FP32 C = A * B. Every M, N, K >= 1: TMA zero-fills the parts
 // of a box outside the matrix; rows that are not 16-byte aligned (K % 8 != 0) are copied once
 // into padded operands (chapter 07's pad_operands_if_unaligned). Pieces chapter 09 compiles
@@ -24,3 +25,4 @@
 #include "08_hopper/steps/4_staged.cuh"
 #include "08_hopper/experiments/tma_ring.cuh"
 #include "08_hopper/experiments/cluster.cuh"
+#include "08_hopper/experiments/warp_spec_128.cuh"

@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
       // clusters with the Bᵀ tile multicast (a side step from group16 that was no faster).
       {"tma_ring", kBt, launch_tma_ring, Role::kSweep},
       {"cluster", kBt, launch_cluster, Role::kSweep},
+      // warp_spec at tma_pipe's 128 x 128 tile: step 3's two changes apart (NOTES.md).
+      {"warp_spec_128", kBt, launch_warp_spec_128, Role::kSweep},
       // Yours to write (exercises/consumer_barriers.cuh): --kernel ex_consumer_barriers.
       {"ex_consumer_barriers", kBt, launch_ex_consumer_barriers, Role::kExercise},
   };

@@ -91,6 +91,8 @@ void launch_staged(int M, int N, int K, const bf16* A, const bf16* Bt, float* C)
 // blocks with the Bᵀ tile multicast.
 void launch_tma_ring(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 void launch_cluster(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
+// warp_spec's kernel at a (128, 128) tile: warp specialization without step 3's wider tile.
+void launch_warp_spec_128(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
 // The exercise (08_hopper/exercises/consumer_barriers.cuh, or its solution): group16 with the consumers'
 // barrier operations written by the reader.
 void launch_ex_consumer_barriers(int M, int N, int K, const bf16* A, const bf16* Bt, float* C);
