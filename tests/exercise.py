@@ -2,7 +2,7 @@
 """One exercise through its chapter's own path: verified at the chapter's test shapes, then
 judged on the lesson's point: its time next to the step it rebuilds (and cuBLAS).
 
-usage: exercise.py PROGRAM KERNEL STEP_KERNEL SHAPES BENCH_SHAPE [--twice] [--sanitize SHAPES]
+usage: exercise.py PROGRAM KERNEL STEP_KERNEL SHAPES BENCH_SHAPES [--twice] [--sanitize SHAPES]
 
   --twice            the check runs each kernel a second time on the same input and fails
                      unless the output has the same bits (chapter 06: determinism is the lesson)
@@ -23,9 +23,10 @@ wait of chapter 08 times out (the exercise build bounds its waits, hopper_ptx.cu
 names the barrier, the stage and the phase), when compute-sanitizer reports a hazard that the
 step's own kernel does not have, or when it is correct but slow (below). Exit 0 when it passes.
 
-The verdict. A correct answer is timed next to STEP_KERNEL, the step it rebuilds, and the
-ratio of the times is printed with a sentence on the lesson. An answer more than 1.5x slower
-than the step FAILS, with a sentence that names what the lesson is about ("correct, but 9.1x
+The verdict. A correct answer is timed next to STEP_KERNEL, the step it rebuilds, at each of
+BENCH_SHAPES (a comma-separated list: chapter 09's plan is timed where the last wave is split
+and where it is not), and the ratio of the times is printed with a sentence on the lesson. An
+answer more than SLOW = 1.10x slower than the step at any of them FAILS, with a sentence that names what the lesson is about ("correct, but 9.1x
 slower than naive_coalesced: the warp is not reading along a row yet ..."): an uncoalesced
 mapping is correct, and passing it silently would pass the one thing chapter 01 teaches. Why
 a failure, on a GPU that may be shared and noisy, rather than a warning: (1) Meson shows a
@@ -33,10 +34,14 @@ passing test's output only with -v, so a warning would still pass silently; (2) 
 robust. The two kernels' runs are interleaved in one process (common/timer.h), so whatever
 slows the GPU slows both alike; a disturbance only adds time, so each kernel's fastest run is
 its undisturbed speed; and the answer FAILS only when both the median ratio and the ratio of
-the fastest runs are above 1.5x. The reference solutions run the step's own code, within a few
-percent of it, far from 1.5x; the slow answers the chapters warn about are 1.7x (02's
-unpadded tile) to 12x (01's uncoalesced mapping) slower. Where only one of the two ratios is
-above 1.5x the timing was disturbed: the verdict says so, and the test passes.
+the fastest runs are above SLOW. The allowance is measured: the reference solutions, each timed
+next to its step in three processes on three H100s (13 exercise-and-shape pairs:
+docs/results/h100/exercise_ratios.csv), were at most
+1.016x their step (09's plan at 3072^3, fastest runs; every median within 1.3 %), so 1.10 is six
+times the largest deviation seen; a slow answer 1.46x behind (06's reduction done serially, an
+answer a reviewer wrote) fails, as do those the chapters warn about, 1.7x (02's unpadded tile) to
+12x (01's uncoalesced mapping). Where only one of the two ratios is above SLOW the timing was
+disturbed: the verdict says so, and the test passes.
 """
 import os
 import shutil
@@ -44,7 +49,7 @@ import subprocess
 import sys
 import tempfile
 
-SLOW = 1.5  # an answer this many times slower than its step FAILS (both median and fastest)
+SLOW = 1.10  # an answer this many times slower than its step FAILS (both median and fastest)
 
 # What each exercise is about, said when a correct answer is more than SLOW times slower than
 # the step it rebuilds: the reader has the right numbers but not yet the lesson's speed.
@@ -252,7 +257,9 @@ def main(argv):
     if sanitize_shapes:
         if sanitize(program, kernel, step, sanitize_shapes):
             return 1
-    return verdict(program, kernel, step, bench_shape)
+    # Every bench shape gets its verdict; the answer fails if it fails at any of them.
+    codes = [verdict(program, kernel, step, s) for s in bench_shape.split(",")]
+    return 1 if any(codes) else 0
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ stand-in compute-sanitizer (written to a temporary folder) play each outcome, an
 must give each its exit code and its sentence: SKIP while unwritten, FAIL on wrong values, on
 a plan its host check rejects (chapter 09), on other bits the second time (--twice), on a
 timed-out barrier wait, on a sanitizer hazard the step does not have, and on a correct answer
-more than 1.5x slower than its step in both the median and the fastest run; PASS at the
+more than SLOW (1.10) times slower than its step in both the median and the fastest run; PASS at the
 step's speed, with a disturbed timing, and with a hazard the step's own kernel has too.
 
 usage: test_exercise.py tests/exercise.py      (meson test -C build 'host exercise verdicts')
@@ -42,7 +42,7 @@ if "--check" in a:
         print("error: unspecified launch failure", file=sys.stderr); sys.exit(1)
     sys.exit(0)
 csv, (k, s) = a[a.index("--csv") + 1], a[a.index("--kernel") + 1].split(",")
-ex = {"slow": (9.1, 9.0), "disturbed": (1.6, 1.1)}.get(mode, (1.02, 0.99))
+ex = {"slow": (9.1, 9.0), "disturbed": (1.6, 1.03)}.get(mode, (1.02, 0.99))
 with open(csv, "w") as f:
     f.write("program,precision,kernel,M,N,K,ms_median,ms_min,ms_max,reps,TFLOP/s,"
             "pct_of_baseline,baseline,rel_err,check\n")
