@@ -38,5 +38,20 @@
 // through cudaGetLastError; faults inside the kernel surface at the next synchronising call.
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
 
+// A driver function (cuTensorMapEncodeTiled, cuStreamWriteValue32, ...) by name and the CUDA
+// version of its signature, through the runtime (cudaGetDriverEntryPointByVersion, the CUDA 13
+// form of cudaGetDriverEntryPoint): no link against libcuda. Absent, one line and exit(1).
+//   static auto fn = reinterpret_cast<PFN_cuX_v12000>(driver_function("cuX", 12000));
+inline void* driver_function(const char* name, unsigned version) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, &p, version, cudaEnableDefault, &q));
+  if (q != cudaDriverEntryPointSuccess || p == nullptr) {
+    std::fprintf(stderr, "error: %s not found in the driver\n", name);
+    std::exit(1);
+  }
+  return p;
+}
+
 // Integer ceiling division, for grid sizes: ceil_div(1000, 32) == 32.
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }

@@ -124,27 +124,11 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
 
 // --- The scales' tensor maps --------------------------------------------------------------
 // A (rows x cols) row-major FP32 array with rows ld floats apart (ld % 4 == 0: TMA's strides are
-// multiples of 16 bytes), boxes of box_cols x 1, no swizzle; zeros outside it. Cached, as
-// tensor_map_2d's maps are.
+// multiples of 16 bytes), boxes of box_cols x 1, no swizzle, no L2 promotion; zeros outside it
+// (tensor_map_2d, cached as every map is).
 inline const CUtensorMap* scale_map(const float* base, int rows, int cols, int ld, int box_cols) {
-  static std::map<std::tuple<const float*, int, int, int, int>, CUtensorMap> cache;
-  const auto key = std::make_tuple(base, rows, cols, ld, box_cols);
-  auto it = cache.find(key);
-  if (it != cache.end()) return &it->second;
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
-  const cuuint64_t strides[1] = {cuuint64_t(ld) * 4};
-  const cuuint32_t box[2] = {cuuint32_t(box_cols), 1};
-  const cuuint32_t elem_strides[2] = {1, 1};
-  const CUresult r = encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base),
-                               dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                               CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    std::fprintf(stderr, "error: cuTensorMapEncodeTiled failed for a scale map (%d)\n", int(r));
-    std::exit(1);
-  }
-  return &cache.emplace(key, map).first->second;
+  return tensor_map_2d(base, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, rows, cols, box_cols, 1,
+                       CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, ld);
 }
 
 namespace {

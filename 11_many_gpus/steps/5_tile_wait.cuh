@@ -33,19 +33,10 @@
 
 // *flag = value on stream s, after the stream's earlier work, its writes made visible first
 // (CU_STREAM_WRITE_VALUE_DEFAULT: a memory barrier before the write). A driver function,
-// reached through the runtime as tma_host.cuh reaches the tensor-map encoder.
+// reached through the runtime (common/check.h, driver_function).
 inline void write_flag(cudaStream_t s, unsigned* flag, unsigned value) {
-  static PFN_cuStreamWriteValue32_v11070 fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &p, 11070,
-                                                cudaEnableDefault, &q));
-    if (q != cudaDriverEntryPointSuccess || p == nullptr) {
-      std::fprintf(stderr, "error: cuStreamWriteValue32 not found in the driver\n");
-      std::exit(1);
-    }
-    return reinterpret_cast<PFN_cuStreamWriteValue32_v11070>(p);
-  }();
+  static const auto fn = reinterpret_cast<PFN_cuStreamWriteValue32_v11070>(
+      driver_function("cuStreamWriteValue32", 11070));
   const CUresult r = fn(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(flag), value,
                         CU_STREAM_WRITE_VALUE_DEFAULT);
   if (r != CUDA_SUCCESS) {

@@ -16,21 +16,11 @@
 #include "shared/hopper/hopper_device.cuh"  // BK, the box's extent along k
 #include "common/check.h"
 
-// The tensor-map encoder, from the driver through the runtime (no link against libcuda):
-// cudaGetDriverEntryPointByVersion, the CUDA 13 form of cudaGetDriverEntryPoint, which 13.0
-// marks deprecated.
+// The tensor-map encoder, from the driver through the runtime (common/check.h,
+// driver_function: no link against libcuda).
 inline PFN_cuTensorMapEncodeTiled_v12000 encoder() {
-  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
-                                                cudaEnableDefault, &q));
-    if (q != cudaDriverEntryPointSuccess || p == nullptr) {
-      std::fprintf(stderr, "error: cuTensorMapEncodeTiled not found in the driver\n");
-      std::exit(1);
-    }
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-  }();
+  static const auto fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(
+      driver_function("cuTensorMapEncodeTiled", 12000));
   return fn;
 }
 
@@ -40,22 +30,26 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encoder() {
 // when loading, nothing written when storing. Kept per argument list, so that a timed call
 // encodes nothing. `promotion`: how much the L2 fetches from DRAM around each request, 256 bytes
 // unless a caller asks otherwise (chapter 09's split kernels ask for none: NOTES.md, "L2
-// promotion").
+// promotion"). Chapter 10's scales ask for more: `swizzle` none (boxes of any multiple of 16
+// bytes) and `ld`, the row stride in elements where the rows are padded (0: cols).
 inline const CUtensorMap* tensor_map_2d(
     const void* base, CUtensorMapDataType type, int elem_bytes, int rows, int cols, int box_cols,
-    int box_rows, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
-  static std::map<std::tuple<const void*, int, int, int, int, int, int>, CUtensorMap> cache;
-  const auto key = std::make_tuple(base, int(type), rows, cols, box_cols, box_rows, int(promotion));
+    int box_rows, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+    CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B, int ld = 0) {
+  static std::map<std::tuple<const void*, int, int, int, int, int, int, int, int>, CUtensorMap>
+      cache;
+  if (ld == 0) ld = cols;
+  const auto key = std::make_tuple(base, int(type), rows, cols, box_cols, box_rows, int(promotion),
+                                   int(swizzle), ld);
   auto it = cache.find(key);
   if (it != cache.end()) return &it->second;
   CUtensorMap map;
   const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
-  const cuuint64_t strides[1] = {cuuint64_t(cols) * elem_bytes};  // bytes, a multiple of 16
+  const cuuint64_t strides[1] = {cuuint64_t(ld) * elem_bytes};  // bytes, a multiple of 16
   const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
   const cuuint32_t elem_strides[2] = {1, 1};
   const CUresult r = encoder()(&map, type, 2, const_cast<void*>(base), dims, strides, box,
-                               elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                               CU_TENSOR_MAP_SWIZZLE_128B, promotion,
+                               elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion,
                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     std::fprintf(stderr, "error: cuTensorMapEncodeTiled failed (%d)\n", int(r));
