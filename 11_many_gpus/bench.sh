@@ -5,8 +5,8 @@
 #   11_many_gpus/bench.sh BUILD OUTDIR [extra options for many_gpus, e.g. --chunks 4]
 #
 # Runs every step of both layers (ag_unfused, ag_chunked, ag_copy_engine, ag_tile_wait,
-# rs_unfused, rs_chunked, rs_copy_engine, rs_others_first, rs_bf16_partials, rs_one_sum; the
-# GEMM and the communication alone beside them) at the issue's
+# ag_slice_wait, rs_unfused, rs_chunked, rs_copy_engine, rs_others_first, rs_bf16_partials,
+# rs_one_sum, rs_sum_epilogue; the GEMM and the communication alone beside them) at the issue's
 # layer shapes (8192x28672x8192, 16384x28672x8192, 4096x8192x8192, 8192x8192x28672: the
 # program's default shapes, each as the column-parallel "ag" and the row-parallel "rs" layer) at
 # TP = 2 and TP = 4, then, where Python has torch, the PyTorch baseline (torch_async_tp.py) at

@@ -233,6 +233,8 @@ void launch_ag_tile_wait(Rank& rk, const AgLayer& l);    // 5: one GEMM; a tile 
 void launch_rs_others_first(Rank& rk, const RsLayer& l);  // 6: the peers' rows first, own last
 void launch_rs_bf16_partials(Rank& rk, const RsLayer& l);  // 7: BF16 partials on the wire
 void launch_rs_one_sum(Rank& rk, const RsLayer& l);        // 8: one sum a piece, all terms in
+void launch_rs_sum_epilogue(Rank& rk, const RsLayer& l);   // 9: the sum in the own GEMM's epilogue
+void launch_ag_slice_wait(Rank& rk, const AgLayer& l);     // 10: step 5, waiting per K slice
 void launch_ag_gemm_tiles(Rank& rk, const AgLayer& l);     // step 5's GEMM alone, nothing waited
 void launch_rs_comm_bf16(Rank& rk, const RsLayer& l);      // NCCL's BF16 reduce-scatter alone
 void launch_ag_gemm(Rank& rk, const AgLayer& l);

@@ -39,6 +39,8 @@
 #include "11_many_gpus/steps/6_others_first.cuh"
 #include "11_many_gpus/steps/7_bf16_partials.cuh"
 #include "11_many_gpus/steps/8_one_sum.cuh"
+#include "11_many_gpus/steps/9_sum_epilogue.cuh"
+#include "11_many_gpus/steps/10_slice_wait.cuh"
 #include "common/cli.h"
 #include "common/device.h"
 #include "common/matrix.h"
@@ -86,12 +88,13 @@ std::string g_record_header;  // the CSVs' comment lines: device, versions, date
 // --- The rows: per shape, per layer, the halves alone (with --bench) and the selected steps ----
 enum class Kind {
   kGemm, kComm, kUnfused, kChunked, kCopyEngine, kTileWait, kOthersFirst, kBf16Partials, kOneSum,
-  kGemmTiles, kCommBf16  // timed only: step 5's GEMM alone; the reduce-scatter of BF16 alone
+  kSumEpilogue, kSliceWait, kGemmTiles, kCommBf16  // timed only: step 5's GEMM alone; the reduce-scatter of BF16 alone
 };
 // Each Kind's name, in the enum's order: a row is "ag_" or "rs_" and this (the CSV's step).
 constexpr const char* kKindNames[] = {"gemm",          "comm",         "unfused",
                                       "chunked",       "copy_engine",  "tile_wait",
                                       "others_first",  "bf16_partials", "one_sum",
+                                      "sum_epilogue",  "slice_wait",
                                       "gemm_tiles",    "comm_bf16"};
 static_assert(sizeof kKindNames / sizeof kKindNames[0] == int(Kind::kCommBf16) + 1,
               "a name for every Kind");
@@ -102,8 +105,10 @@ Kind kind_of(const std::string& kernel) {
   std::fprintf(stderr, "error: no step named %s\n", kernel.c_str());
   std::exit(kExitUsage);
 }
-// Steps 7-8: the peers' terms travel in BF16 (their check and their limit say so).
-bool bf16_terms(Kind k) { return k == Kind::kBf16Partials || k == Kind::kOneSum; }
+// Steps 7-9: the peers' terms travel in BF16 (their check and their limit say so).
+bool bf16_terms(Kind k) {
+  return k == Kind::kBf16Partials || k == Kind::kOneSum || k == Kind::kSumEpilogue;
+}
 
 struct RowSpec {
   int shape;
@@ -118,18 +123,19 @@ const CliSpec& spec_with(int* gpus, int* chunks, int* wait_pieces, int* timeout,
   s.summary =
       "a tensor-parallel layer on G GPUs through NCCL (one process per GPU): column-parallel "
       "(ag: all-gather, then GEMM) and row-parallel (rs: GEMM, then reduce-scatter), unfused, "
-      "in chunks, by the copy engines, with per-tile waits, others first, BF16 partials and one "
-      "sum a piece; "
+      "in chunks, by the copy engines, with per-tile waits, others first, BF16 partials, one "
+      "sum a piece, the sum in the epilogue and per-K-slice waits; "
       "each shape is the whole layer M x N x K";
   s.kernels = {"ag_unfused",     "ag_chunked",     "ag_copy_engine",  "ag_tile_wait",
+               "ag_slice_wait",
                "rs_unfused",     "rs_chunked",     "rs_copy_engine",  "rs_others_first",
-               "rs_bf16_partials", "rs_one_sum"};
+               "rs_bf16_partials", "rs_one_sum",     "rs_sum_epilogue"};
   s.options = {
       {"--gpus", "G", "GPUs, one process each (1-8; default: every visible GPU, at most 8)", 1,
        kMaxGpus, gpus, nullptr},
-      {"--chunks", "C", "steps 2-4, 6-8: pieces of each shard (1-64, default 2)", 1, 64, chunks,
+      {"--chunks", "C", "steps 2-4, 6-9: pieces of each shard (1-64, default 2)", 1, 64, chunks,
        nullptr},
-      {"--wait-pieces", "P", "step 5: pieces of each shard, a flag each (1-64, default 4)", 1, 64,
+      {"--wait-pieces", "P", "step 5: pieces of each shard, step 10: K slices, a flag each (1-64, default 4)", 1, 64,
        wait_pieces, nullptr},
       {"--timeout", "S", "seconds before a rank that waits is stopped (default 600)", 1, 86400,
        timeout, nullptr},
@@ -347,7 +353,7 @@ void setup_shape(const Shape& s, const Rank& rk, int pieces, int wait_pieces, ui
   CUDA_CHECK(cudaDeviceSynchronize());  // the fills are done before any rank's NCCL reads them
 }
 
-// Every piece GEMM of steps 2-4 and 6-8 (each shard's pieces, cut at its real rows), once.
+// Every piece GEMM of steps 2-4 and 6-9 (each shard's pieces, cut at its real rows), once.
 template <class GemmRows>
 void prewarm_pieces(const Rank& rk, int64_t M, int64_t S, int pieces, GemmRows&& gemm_rows) {
   for (int s = 0; s < rk.gpus; ++s) {
@@ -365,13 +371,14 @@ void prewarm_pieces(const Rank& rk, int64_t M, int64_t S, int pieces, GemmRows&&
 void prewarm(const Rank& rk, Kind kind, bool ag, const ShapeBuffers& b) {
   const bool pieces = kind == Kind::kChunked || kind == Kind::kCopyEngine ||
                       kind == Kind::kOthersFirst || bf16_terms(kind) ||
-                      (kind == Kind::kTileWait && b.ag.K % 8 != 0);
+                      ((kind == Kind::kTileWait || kind == Kind::kSliceWait) && b.ag.K % 8 != 0);
   if (ag) {
     const AgLayer& l = b.ag;
     const int64_t Nr = l.n.size();
     gemm(l.M, Nr, l.K, l.a_full, l.w, l.c);
     if (kind == Kind::kTileWait || kind == Kind::kGemmTiles)
       prepare_ag_tile_wait(rk, l);  // its flags and order of blocks
+    if (kind == Kind::kSliceWait) prepare_ag_slice_wait(rk, l);
     if (pieces)
       prewarm_pieces(rk, l.M, l.S, l.pieces,
                      [&](int64_t rows) { gemm(rows, Nr, l.K, l.a_full, l.w, l.c); });
@@ -379,6 +386,7 @@ void prewarm(const Rank& rk, Kind kind, bool ag, const ShapeBuffers& b) {
     const RsLayer& l = b.rs;
     gemm(l.M, l.N, l.k.size(), l.a, l.w, l.partial);
     if (bf16_terms(kind)) identity_blocks(l.S);  // step 7's GEMM's blocks
+    if (kind == Kind::kSumEpilogue) sum_flags();  // step 9's flags
     if (pieces)
       prewarm_pieces(rk, l.M, l.S, l.pieces,
                      [&](int64_t rows) { gemm(rows, l.N, l.k.size(), l.a, l.w, l.partial); });
@@ -406,11 +414,11 @@ Tolerance bf16_partials_tolerance(int K, double ref_rms) {
   return t;
 }
 
-// The steps whose ranks pull from their peers' memory (CUDA IPC): 3 and 5 the shards, 4 and
-// 6-8 the stage.
+// The steps whose ranks pull from their peers' memory (CUDA IPC): 3, 5 and 10 the shards, 4 and
+// 6-9 the stage.
 bool peer_pulls(Kind k) {
   return k == Kind::kCopyEngine || k == Kind::kTileWait || k == Kind::kOthersFirst ||
-         bf16_terms(k);
+         bf16_terms(k) || k == Kind::kSliceWait;
 }
 
 void launch_row(Rank& rk, const RowSpec& row, const ShapeBuffers& b) {
@@ -425,6 +433,8 @@ void launch_row(Rank& rk, const RowSpec& row, const ShapeBuffers& b) {
     case Kind::kOthersFirst: return launch_rs_others_first(rk, b.rs);
     case Kind::kBf16Partials: return launch_rs_bf16_partials(rk, b.rs);
     case Kind::kOneSum: return launch_rs_one_sum(rk, b.rs);
+    case Kind::kSumEpilogue: return launch_rs_sum_epilogue(rk, b.rs);
+    case Kind::kSliceWait: return launch_ag_slice_wait(rk, b.ag);
     case Kind::kGemmTiles: return launch_ag_gemm_tiles(rk, b.ag);
     case Kind::kCommBf16: return launch_rs_comm_bf16(rk, b.rs);
   }
@@ -902,8 +912,8 @@ int main(int argc, char** argv) {
         auto asked = [&](const char* k) {
           return std::find(opt.kernels.begin(), opt.kernels.end(), k) != opt.kernels.end();
         };
-        if (ag && asked("ag_tile_wait")) rows.push_back({si, ag, Kind::kGemmTiles});
-        if (!ag && (asked("rs_bf16_partials") || asked("rs_one_sum")))
+        if (ag && (asked("ag_tile_wait") || asked("ag_slice_wait"))) rows.push_back({si, ag, Kind::kGemmTiles});
+        if (!ag && (asked("rs_bf16_partials") || asked("rs_one_sum") || asked("rs_sum_epilogue")))
           rows.push_back({si, ag, Kind::kCommBf16});
       }
       for (const auto& k : opt.kernels)
@@ -1029,7 +1039,7 @@ int main(int argc, char** argv) {
     const Out& o = out[i];
     const Shape& s = opt.shapes[row.shape];
     // The limit: the faster GEMM alone (chapter 09's; step 5's where timed) and the comm alone
-    // of the bytes the row moves (BF16 for steps 7-8).
+    // of the bytes the row moves (BF16 for steps 7-9).
     const Out* g = find(row.shape, row.ag, Kind::kGemm);
     const Out* gt = find(row.shape, row.ag, Kind::kGemmTiles);
     if (g && gt && gt->timed && (!g->timed || gt->ms < g->ms)) g = gt;
@@ -1054,10 +1064,11 @@ int main(int argc, char** argv) {
       std::printf("%-12s %4d %20s %10s %10s %10s %9s %9s %9s %9s %s (rel_err %.2e)\n",
                   row.name().c_str(), G, shape, "-", "-", "-", "-", "-", "-", "-", status,
                   o.rel_err);
+    const bool waits = row.kind == Kind::kTileWait || row.kind == Kind::kSliceWait;
     if (csv)
       std::fprintf(csv, "many_gpus,%s,%s,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%d,%.2f,%.6f,%.2f,%.3f,"
                         "%.3e,%s\n", row.ag ? "ag" : "rs", row.name().substr(3).c_str(), G, s.M,
-                   s.N, s.K, row.kind == Kind::kTileWait ? wait_pieces : chunks, o.ms, o.lo,
+                   s.N, s.K, waits ? wait_pieces : chunks, o.ms, o.lo,
                    o.hi, o.reps, tflops, limit, pct, xu, o.rel_err, status);
   }
   if (csv) std::fclose(csv);

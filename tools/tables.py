@@ -587,6 +587,10 @@ def gpus_table(data, o):
     return lines + [""] + table(head, body)
 
 
+# Chapter 11's reduce-scatter steps that move BF16 partials: timed against the BF16 limit.
+BF16_PARTIALS = ("bf16_partials", "one_sum", "sum_epilogue")
+
+
 def many_gpus_table(data, o):
     """Chapter 11's layers on many GPUs, from a multi-GPU record folder beside the primary's
     (record=SLUG, e.g. h100-x4: many_gpus.csv from 11_many_gpus/bench.sh, torch_tpG.csv from
@@ -596,8 +600,9 @@ def many_gpus_table(data, o):
     of chapter 09's GEMM and step 5's kernel, as the program's limit takes it), the
     communication alone (rs: of FP32 partials, and of BF16 ones), the limit max(GEMM, comm)
     (rs: for each), then each step and PyTorch's fused async-TP as ms (time / its limit;
-    unfused / time); steps 7-8 (bf16_partials, one_sum) and PyTorch, which move BF16 partials,
-    against the BF16 limit. A step the record has no row of for this layer at all reads "not run" (a step
+    unfused / time); steps 7-9 (BF16_PARTIALS) and PyTorch, which move BF16 partials, against
+    the BF16 limit. steps=a,b,...: those steps' columns only, in that order (unfused first).
+    rows=G:MxNxK,G:*,...: those rows only (G:*: every shape at G). A step the record has no row of for this layer at all reads "not run" (a step
     added after the run); a step missing at one shape only is an error."""
     slug = (o.get("record") or [""])[0]
     if not re.match(r"^[a-z0-9][a-z0-9-]*$", slug):
@@ -628,9 +633,16 @@ def many_gpus_table(data, o):
                 if r["layer"] == layer:
                     torch[(r["gpus"], f"{r['M']}x{r['N']}x{r['K']}", r["step"])] = r
     if layer == "ag":
-        steps = ["unfused", "chunked", "copy_engine", "tile_wait"]
+        steps = ["unfused", "chunked", "copy_engine", "tile_wait", "slice_wait"]
     else:
-        steps = ["unfused", "chunked", "copy_engine", "others_first", "bf16_partials", "one_sum"]
+        steps = ["unfused", "chunked", "copy_engine", "others_first", "bf16_partials", "one_sum",
+                 "sum_epilogue"]
+    if o.get("steps"):  # a choice of the steps' columns, in this order (unfused always first)
+        unknown = [st for st in o["steps"] if st not in steps]
+        if unknown:
+            raise KeyError(f"many_gpus: steps={','.join(unknown)}: no such {layer} step "
+                           f"(the {layer} steps: {', '.join(steps)})")
+        steps = ["unfused"] + [st for st in o["steps"] if st != "unfused"]
     recorded = {k[2] for k in at}
 
     def ms(table, g, s, step, name):
@@ -644,9 +656,17 @@ def many_gpus_table(data, o):
     def cell(t, limit, unfused):
         x = f"{fmt_ms(t)} ({t / limit:.2f}×"
         return x + (")" if unfused is None else f"; {unfused / t:.2f}×)")
+    # rows=G:MxNxK,G:*,...: only those rows (G:* every shape at G), in the order of gpus= and
+    # shapes=; default every one.
+    picked = o.get("rows")
+    for want in picked or []:
+        if not re.match(r"^\d+:(\*|\d+x\d+x\d+)$", want):
+            raise KeyError(f"many_gpus: rows={want}: expected G:MxNxK or G:*")
     body = []
     for g in gpus:
         for s in shapes:
+            if picked and f"{g}:{s}" not in picked and f"{g}:*" not in picked:
+                continue
             gemm = ms(at, g, s, "gemm", "many_gpus.csv")
             if "gemm_tiles" in recorded:
                 gemm = min(gemm, ms(at, g, s, "gemm_tiles", "many_gpus.csv"))
@@ -670,7 +690,7 @@ def many_gpus_table(data, o):
                 if st not in recorded:
                     cells.append("not run")
                     continue
-                lim = limit16 if st in ("bf16_partials", "one_sum") else limit
+                lim = limit16 if st in BF16_PARTIALS else limit
                 cells.append(cell(ms(at, g, s, st, "many_gpus.csv"), lim, unfused))
             if (g, s, "fused") in torch:
                 lim = limit16 if limit16 else limit
@@ -694,8 +714,8 @@ def many_gpus_table(data, o):
     else:
         head = ["TP", "layer M×N×K", "GEMM alone", "comm FP32", "comm BF16", "limit FP32",
                 "limit BF16"]
-        what = ("comm: NCCL's reduce-scatter of FP32 (steps 1-6) or BF16 (step 7, PyTorch) "
-                "partials alone; after each step's ms: (its time ÷ its limit, BF16 for steps 7-8 "
+        what = ("comm: NCCL's reduce-scatter of FP32 (steps 1-6) or BF16 (steps 7-9, PyTorch) "
+                "partials alone; after each step's ms: (its time ÷ its limit, BF16 for steps 7-9 "
                 "and PyTorch; unfused ÷ its time)")
     head += [st.replace("_", " ") for st in steps] + ["PyTorch fused"]
     return [f"*{count} × {model}, CUDA {cuda.group(1) if cuda else '?'}, NCCL "

@@ -7,6 +7,10 @@
 //      copy (cuStreamWriteValue32, steps/5_tile_wait.cuh), compared with this launch's number;
 //   3. a tile that lies inside this rank's own shard reads it where it is (a second tensor map,
 //      on a_shard), without a wait.
+// Steps 7 and 9 launch it too, with no wait on A: step 7 rounds its output to BF16 (OutT);
+// step 9 adds the peers' BF16 terms before it stores, the producer loading each tile's rows of
+// them into the stages once their flags are set (kTerms). Step 10 waits per K slice
+// (TileWait::slices).
 // The kernel is launched before any piece has arrived and holds every SM while it waits: the
 // copies need no SM (copy engines) and the flags are written by the stream's front end, so
 // nothing it waits for needs a block of its own. Compiled for sm_90a alone (kernels.cu).
@@ -43,15 +47,67 @@ __device__ __forceinline__ void wait_arrived(const unsigned* flag, unsigned targ
 }
 
 static_assert(kArrivalBlock == kWsBM, "arrival_order's blocks are the tiles' rows");
+static_assert(kKUnit == BK, "step 10's K slices are whole K tiles");
 
+// --- Step 9: the peers' terms, added in the epilogue ---------------------------------------------
+// (11, step 9) After a tile's K tiles, its producer waits until the pieces of every term that the
+// tile's rows touch have arrived, then loads the tile's rows of each term into the stages like
+// a K tile: term j's (128, BN) BF16 tile is two stages, rows 0-63 (the first consumer
+// warpgroup's) and 64-127 (the second's), each BN / 64 boxes of (64, 64) with the 128-byte
+// swizzle. The terms lie in recv16, term j in slot j + 1: rows (j + 1) S + m of one tensor map.
+constexpr int kTermBoxBytes = 64 * kSwizzleBytes;  // (64 rows, 64 BF16)
+template <int BN, int S>
+__device__ __forceinline__ void load_terms(const EpilogueTerms& t, const CUtensorMap* tm_terms,
+                                           int m0, int n0, int M, uint32_t base, uint32_t full0,
+                                           uint32_t empty0, int& it) {
+  const int p0 = piece_of(t.shard, t.pieces, m0);
+  const int p1 = piece_of(t.shard, t.pieces, min(M, m0 + kWsBM) - 1);
+  for (int j = 0; j < t.count; ++j)
+    for (int p = p0; p <= p1; ++p) wait_arrived(t.ready + j * t.pieces + p, t.target);
+  for (int j = 0; j < t.count; ++j)
+    for (int half = 0; half < 2; ++half, ++it) {
+      const int s = it % S;
+      mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);  // as a K tile's stage
+      mbar_arrive_expect_tx(full0 + 8 * s, BN / 64 * kTermBoxBytes);
+      for (int b = 0; b < BN / 64; ++b)
+        tma_load_2d(base + s * kTileStageBytes<BN> + b * kTermBoxBytes, tm_terms, n0 + 64 * b,
+                    int((j + 1) * t.shard) + m0 + 64 * half, full0 + 8 * s);
+    }
+}
+// (11, step 9) acc += this warpgroup's rows of a term, from its stage at `stage`: element
+// (row, col) of the accumulator (WgmmaAcc: register 4 J + 2 h + e holds row 16 w + lane / 4 +
+// 8 h, column 8 J + 2 (lane % 4) + e) is in box col / 64, row `row`, 16-byte chunk
+// (col % 64) / 8 = J % 8, stored at chunk J % 8 ^ row % 8 (the swizzle): the 8 rows of a
+// quarter-warp hit 8 different chunks, 32 different banks.
+template <int BN>
+__device__ __forceinline__ void add_term_stage(float (&acc)[BN / 2], const unsigned char* stage,
+                                               int t) {
+  const int lane = t % 32, w = t / 32;
+#pragma unroll
+  for (int J = 0; J < BN / 8; ++J)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = 16 * w + lane / 4 + 8 * h;
+      const int at = (J / 8) * kTermBoxBytes + row * kSwizzleBytes +
+                     (((J % 8) ^ (row % 8)) * 16) + 4 * (lane % 4);
+      const float2 v = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(stage + at));
+      acc[4 * J + 2 * h] += v.x;
+      acc[4 * J + 2 * h + 1] += v.y;
+    }
+}
+
+// --- The kernel ----------------------------------------------------------------------------------
 // (11, step 7) OutT: float, or bf16 for step 7's partials rounded in the epilogue.
-template <int BN, int S, typename OutT = float>
+// (11, step 9) kTerms: each tile adds `terms` before it stores (FP32 out).
+template <int BN, int S, typename OutT = float, bool kTerms = false>
 __global__ void __launch_bounds__(3 * kWarpgroup, 1)
     ag_tile_wait_kernel(const __grid_constant__ CUtensorMap tm_own,
                         const __grid_constant__ CUtensorMap tm_a,
                         const __grid_constant__ CUtensorMap tm_b, int M, int N, int K,
-                        OutT* __restrict__ C, int group, const TileWait wait) {
+                        OutT* __restrict__ C, int group, const TileWait wait,
+                        const __grid_constant__ CUtensorMap tm_terms, const EpilogueTerms terms) {
   static_assert(BN == 128 || BN == 256, "the tiles of this kernel: 128 x 128 and 128 x 256");
+  static_assert(!kTerms || sizeof(OutT) == 4, "step 9 sums into FP32");
   constexpr int kStageBytes = kTileStageBytes<BN>;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t base = smem_base_1024(smem_raw);
@@ -80,10 +136,17 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
         const TileCoord tc = grouped_tile(b, tiles_m, tiles_n, group);
         const BlockWait blk = wait.blocks[tc.m];  // (11) the tc.m-th block to arrive
         const bool own = blk.first < 0;
-        for (int f = blk.first; f <= blk.last && !own; ++f)
+        for (int f = blk.first; f <= blk.last && !own && wait.slices == 0; ++f)
           wait_arrived(wait.ready + f, wait.target);
         const int row = blk.m * kWsBM - (own ? wait.own_row0 : 0);
+        int slice = -1, slice_end = 0;  // (11, step 10) K tiles below slice_end have arrived
         for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+          // (11, step 10) At a slice's first K tile: that slice of every shard the rows touch.
+          while (wait.slices > 0 && !own && kt * BK >= slice_end) {
+            slice_end = int(split_range(K, wait.slices, BK, ++slice).end);
+            for (int sh = blk.first; sh <= blk.last; ++sh)
+              wait_arrived(wait.ready + sh * wait.slices + slice, wait.target);
+          }
           const int s = it % S;
           // A stage is free once its previous use is over: parity of the phase before this
           // one (a fresh barrier counts its phase "-1" as complete: the first round passes).
@@ -94,6 +157,9 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
           tma_load_2d(base + s * kStageBytes + kWsABytes, &tm_b, kt * BK, tc.n * BN,
                       full0 + 8 * s);
         }
+        if constexpr (kTerms)  // (11, step 9) then the tile's rows of every term, as K tiles are
+          load_terms<BN, S>(terms, &tm_terms, blk.m * kWsBM, tc.n * BN, M, base, full0, empty0,
+                            it);
       }
     }
   } else {
@@ -175,6 +241,16 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       wgmma_wait<0>();
       pin(acc);
       release(it - 1);
+      if constexpr (kTerms)  // (11, step 9) acc + term 0 + term 1 + ..., this warpgroup's rows
+        for (int j = 0; j < terms.count; ++j)
+          for (int half = 0; half < 2; ++half, ++it) {
+            const int s = it % S;
+            mbar_wait(full0 + 8 * s, (it / S) & 1);  // the term's rows have landed
+            if (half == wg - 1)
+              add_term_stage<BN>(acc, smem_raw + (base - smem_addr(smem_raw)) + s * kStageBytes,
+                                 t);
+            release(it);
+          }
       // Each consumer warp's band (kBandBytes; warps 4-11 of the block), after the stages and
       // the barriers.
       store_acc_staged(acc, m_block * kWsBM + row0, tc.n * BN,
@@ -199,25 +275,45 @@ void launch_ag_tile_wait_gemm(int M, int N, int K, const bf16* a_shard, int own_
   const int tiles = ((M + kWsBM - 1) / kWsBM) * ((N + BN - 1) / BN);
   const int grid = std::min(tiles, device_sm_count());  // 1 block per SM, persistent
   ag_tile_wait_kernel<BN, S><<<grid, 3 * kWarpgroup, kSmem>>>(*to, *ta, *tb, M, N, K, C, group,
-                                                              wait);
+                                                              wait, *ta, EpilogueTerms{});
   CUDA_CHECK_LAUNCH();
 }
 
-// (11, step 7) C (M, N) BF16 = A (M, K) Bt (N, K)^T, rounded in the epilogue: the same kernel with
-// nothing to wait for (`blocks`: block m is row block m, all "own", read from A). K % 8 == 0 and
-// A 16-byte aligned (TMA). On stream 0.
-void launch_gemm_bf16_out(int M, int N, int K, const bf16* A, const bf16* Bt, bf16* C,
-                          const BlockWait* blocks) {
+// (11, steps 7 and 9) The kernel with nothing to wait for on A (`blocks`: block m is row block m,
+// all "own", read from A): the launch both steps share. K % 8 == 0 and A 16-byte aligned (TMA).
+// tm_terms: the terms' map (step 9), else null.
+template <typename OutT, bool kTerms>
+void launch_no_wait(int M, int N, int K, const bf16* A, const bf16* Bt, OutT* C,
+                    const BlockWait* blocks, const CUtensorMap* tm_terms,
+                    const EpilogueTerms& terms) {
   constexpr int BN = 256, S = 4;
   constexpr int kSmem = S * kTileStageBytes<BN> + 16 * S + 1024 + 8 * kBandBytes;
-  static const bool once = (opt_in(ag_tile_wait_kernel<BN, S, bf16>, kSmem), true);
+  static const bool once = (opt_in(ag_tile_wait_kernel<BN, S, OutT, kTerms>, kSmem), true);
   (void)once;
   const CUtensorMap* ta = tensor_map(A, M, K, kWsBM);
   const CUtensorMap* tb = tensor_map(Bt, N, K, BN);
   const int tiles = ((M + kWsBM - 1) / kWsBM) * ((N + BN - 1) / BN);
   const int grid = std::min(tiles, device_sm_count());
   const TileWait wait{blocks, nullptr, 0u, 0};
-  ag_tile_wait_kernel<BN, S, bf16><<<grid, 3 * kWarpgroup, kSmem>>>(*ta, *ta, *tb, M, N, K, C,
-                                                                    8, wait);
+  ag_tile_wait_kernel<BN, S, OutT, kTerms><<<grid, 3 * kWarpgroup, kSmem>>>(
+      *ta, *ta, *tb, M, N, K, C, 8, wait, tm_terms ? *tm_terms : *ta, terms);
   CUDA_CHECK_LAUNCH();
+}
+
+// (11, step 7) C (M, N) BF16 = A (M, K) Bt (N, K)^T, rounded in the epilogue. On stream 0.
+void launch_gemm_bf16_out(int M, int N, int K, const bf16* A, const bf16* Bt, bf16* C,
+                          const BlockWait* blocks) {
+  launch_no_wait<bf16, false>(M, N, K, A, Bt, C, blocks, nullptr, EpilogueTerms{});
+}
+
+// (11, step 9) C (M, N) FP32 = A (M, K) Bt (N, K)^T + the terms, added in each tile's epilogue
+// after its rows' pieces of every term have arrived. N % 8 == 0 (the terms' TMA rows). On
+// stream 0.
+void launch_gemm_sum_terms(int M, int N, int K, const bf16* A, const bf16* Bt, float* C,
+                           const BlockWait* blocks, const EpilogueTerms& terms) {
+  // Every term's rows through one map of the receive area (slot j + 1: term j), (64, 64) boxes.
+  const CUtensorMap* tt = tensor_map_2d(terms.slots, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                                        sizeof(bf16), int((terms.count + 1) * terms.shard), N, 64,
+                                        64);
+  launch_no_wait<float, true>(M, N, K, A, Bt, C, blocks, tt, terms);
 }
