@@ -726,7 +726,10 @@ def many_gpus_table(data, o):
 
 def flush_table(data, o):
     """The L2 flush two ways (tools/flush_compare.py, the record's flush.csv): per case, the
-    median over its runs of the kernel's and its baseline's time and of the ratio."""
+    median over its runs of the kernel's and its baseline's time and of the ratio (gpu=SLUG for
+    another GPU's record)."""
+    if "gpu" in o:  # gpu=SLUG: that GPU's record folder beside the primary's
+        data = Data(record_dir(o["gpu"][0], os.path.dirname(data.results)))
     path = os.path.join(data.results, "flush.csv")
     if not os.path.exists(path):
         raise KeyError(f"{data.where}/flush.csv is missing (tools/flush_compare.py)")
@@ -839,7 +842,9 @@ def num_or_nan(v):
 
 
 def ceilings_table(data, o):
-    """The record's measured ceilings (tools/ceilings)."""
+    """The record's measured ceilings (tools/ceilings; gpu=SLUG for another GPU's record)."""
+    if "gpu" in o:  # gpu=SLUG: that GPU's record folder beside the primary's
+        data = Data(record_dir(o["gpu"][0], os.path.dirname(data.results)))
     path = os.path.join(data.results, "ceilings.csv")
     if not os.path.exists(path):
         raise KeyError(f"{data.where}/ceilings.csv is missing (build/tools/ceilings/ceilings)")
