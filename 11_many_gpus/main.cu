@@ -88,7 +88,8 @@ std::string g_record_header;  // the CSVs' comment lines: device, versions, date
 // --- The rows: per shape, per layer, the halves alone (with --bench) and the selected steps ----
 enum class Kind {
   kGemm, kComm, kUnfused, kChunked, kCopyEngine, kTileWait, kOthersFirst, kBf16Partials, kOneSum,
-  kSumEpilogue, kSliceWait, kGemmTiles, kCommBf16  // timed only: step 5's GEMM alone; the reduce-scatter of BF16 alone
+  kSumEpilogue, kSliceWait,
+  kGemmTiles, kCommBf16  // timed only: step 5's GEMM alone; the reduce-scatter of BF16 alone
 };
 // Each Kind's name, in the enum's order: a row is "ag_" or "rs_" and this (the CSV's step).
 constexpr const char* kKindNames[] = {"gemm",          "comm",         "unfused",
@@ -135,7 +136,8 @@ const CliSpec& spec_with(int* gpus, int* chunks, int* wait_pieces, int* timeout,
        kMaxGpus, gpus, nullptr},
       {"--chunks", "C", "steps 2-4, 6-9: pieces of each shard (1-64, default 2)", 1, 64, chunks,
        nullptr},
-      {"--wait-pieces", "P", "step 5: pieces of each shard, step 10: K slices, a flag each (1-64, default 4)", 1, 64,
+      {"--wait-pieces", "P",
+       "step 5: pieces of each shard, step 10: K slices, a flag each (1-64, default 4)", 1, 64,
        wait_pieces, nullptr},
       {"--timeout", "S", "seconds before a rank that waits is stopped (default 600)", 1, 86400,
        timeout, nullptr},
@@ -912,8 +914,10 @@ int main(int argc, char** argv) {
         auto asked = [&](const char* k) {
           return std::find(opt.kernels.begin(), opt.kernels.end(), k) != opt.kernels.end();
         };
-        if (ag && (asked("ag_tile_wait") || asked("ag_slice_wait"))) rows.push_back({si, ag, Kind::kGemmTiles});
-        if (!ag && (asked("rs_bf16_partials") || asked("rs_one_sum") || asked("rs_sum_epilogue")))
+        if (ag && (asked("ag_tile_wait") || asked("ag_slice_wait")))
+          rows.push_back({si, ag, Kind::kGemmTiles});
+        if (!ag &&
+            (asked("rs_bf16_partials") || asked("rs_one_sum") || asked("rs_sum_epilogue")))
           rows.push_back({si, ag, Kind::kCommBf16});
       }
       for (const auto& k : opt.kernels)
@@ -1068,8 +1072,8 @@ int main(int argc, char** argv) {
     if (csv)
       std::fprintf(csv, "many_gpus,%s,%s,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%d,%.2f,%.6f,%.2f,%.3f,"
                         "%.3e,%s\n", row.ag ? "ag" : "rs", row.name().substr(3).c_str(), G, s.M,
-                   s.N, s.K, waits ? wait_pieces : chunks, o.ms, o.lo,
-                   o.hi, o.reps, tflops, limit, pct, xu, o.rel_err, status);
+                   s.N, s.K, waits ? wait_pieces : chunks, o.ms, o.lo, o.hi, o.reps, tflops,
+                   limit, pct, xu, o.rel_err, status);
   }
   if (csv) std::fclose(csv);
   std::printf("%s\n", all_pass ? "PASSED" : "FAILED");

@@ -26,7 +26,8 @@ A table is a marker line saying what it shows, then the generated lines, then an
   ...
   <!-- end table -->
 
-Kinds and their keys (lists are comma-separated, in the order of the rows or columns):
+Kinds and their keys (lists are comma-separated, in the order of the rows or columns). Any kind
+takes gpu=SLUG: the table from that GPU's record folder instead of the primary's.
   progression                         every step of every chapter at its program's first shape,
                                       with its % of baseline and its % of the measured peak
   timings  chapter kernels shapes [columns]
@@ -38,8 +39,7 @@ Kinds and their keys (lists are comma-separated, in the order of the rows or col
            one cell per kernel and shape; value: pct (default), ms or rate; rows: kernels
            (default) or shapes
   counters chapter kernels shape columns [gpu]
-           columns: names of counters.csv's columns (regs, occ_achieved%, lds_wavefronts, ...);
-           gpu=SLUG: from that GPU's record instead of the primary's
+           columns: names of counters.csv's columns (regs, occ_achieved%, lds_wavefronts, ...)
   waves    chapter kernels shapes bm bn
            per shape: the bm x bn output tiles, the waves they make on the GPU's SMs (from the
            CSV's device line), how many SMs the last wave keeps busy, then each kernel's % of
@@ -449,8 +449,6 @@ def pivot_table(data, o):
 
 
 def counters_table(data, o):
-    if "gpu" in o:  # gpu=SLUG: that GPU's record folder beside the primary's
-        data = Data(record_dir(o["gpu"][0], os.path.dirname(data.results)))
     chapter, kernels, shape, cols = o["chapter"], o["kernels"], o["shape"][0], o["columns"]
     body = []
     for k in kernels:
@@ -601,9 +599,9 @@ def many_gpus_table(data, o):
     communication alone (rs: of FP32 partials, and of BF16 ones), the limit max(GEMM, comm)
     (rs: for each), then each step and PyTorch's fused async-TP as ms (time / its limit;
     unfused / time); steps 7-9 (BF16_PARTIALS) and PyTorch, which move BF16 partials, against
-    the BF16 limit. steps=a,b,...: those steps' columns only, in that order (unfused first).
-    rows=G:MxNxK,G:*,...: those rows only (G:*: every shape at G). A step the record has no row of for this layer at all reads "not run" (a step
-    added after the run); a step missing at one shape only is an error."""
+    the BF16 limit. rows=G:MxNxK,G:*,...: those rows only (G:*: every shape at G). A step the
+    record has no row of for this layer at all reads "not run" (a step added after the run); a
+    step missing at one shape only is an error."""
     slug = (o.get("record") or [""])[0]
     if not re.match(r"^[a-z0-9][a-z0-9-]*$", slug):
         raise KeyError(f"many_gpus: record='{slug}' is no record folder's name (e.g. h100-x4)")
@@ -637,12 +635,6 @@ def many_gpus_table(data, o):
     else:
         steps = ["unfused", "chunked", "copy_engine", "others_first", "bf16_partials", "one_sum",
                  "sum_epilogue"]
-    if o.get("steps"):  # a choice of the steps' columns, in this order (unfused always first)
-        unknown = [st for st in o["steps"] if st not in steps]
-        if unknown:
-            raise KeyError(f"many_gpus: steps={','.join(unknown)}: no such {layer} step "
-                           f"(the {layer} steps: {', '.join(steps)})")
-        steps = ["unfused"] + [st for st in o["steps"] if st != "unfused"]
     recorded = {k[2] for k in at}
 
     def ms(table, g, s, step, name):
@@ -726,10 +718,7 @@ def many_gpus_table(data, o):
 
 def flush_table(data, o):
     """The L2 flush two ways (tools/flush_compare.py, the record's flush.csv): per case, the
-    median over its runs of the kernel's and its baseline's time and of the ratio (gpu=SLUG for
-    another GPU's record)."""
-    if "gpu" in o:  # gpu=SLUG: that GPU's record folder beside the primary's
-        data = Data(record_dir(o["gpu"][0], os.path.dirname(data.results)))
+    median over its runs of the kernel's and its baseline's time and of the ratio."""
     path = os.path.join(data.results, "flush.csv")
     if not os.path.exists(path):
         raise KeyError(f"{data.where}/flush.csv is missing (tools/flush_compare.py)")
@@ -842,9 +831,7 @@ def num_or_nan(v):
 
 
 def ceilings_table(data, o):
-    """The record's measured ceilings (tools/ceilings; gpu=SLUG for another GPU's record)."""
-    if "gpu" in o:  # gpu=SLUG: that GPU's record folder beside the primary's
-        data = Data(record_dir(o["gpu"][0], os.path.dirname(data.results)))
+    """The record's measured ceilings (tools/ceilings)."""
     path = os.path.join(data.results, "ceilings.csv")
     if not os.path.exists(path):
         raise KeyError(f"{data.where}/ceilings.csv is missing (build/tools/ceilings/ceilings)")
@@ -860,7 +847,8 @@ def runs_table(data, o):
     a baseline's cell (no baseline of its own) is its TFLOP/s, any other kernel's the % of its
     baseline that the program measured in the same process (the CSV's pct_of_baseline);
     KERNEL:ms, its median time in ms."""
-    data = Data(record_dir(o["gpu"][0], os.path.dirname(data.results)))
+    if "gpu" not in o:
+        raise KeyError("runs: gpu=SLUG is required (the record folder that holds file=NAME)")
     name = o["file"][0]
     path = os.path.join(data.results, name)
     if not os.path.exists(path):
@@ -896,12 +884,10 @@ def runs_table(data, o):
 
 def errors_table(data, o):
     """Errors against the exact product and the share of the bound they used, from the record's
-    errors.csv (tools/fp8_errors.sh; gpu=SLUG for another GPU's record): one row a kernel, one
+    errors.csv (tools/fp8_errors.sh): one row a kernel, one
     column a shape. A cell is the
     norm-wise error, then in brackets the largest |error| / bound of any element; "left out"
     where the program refuses the kernel (unpromoted FP8 above K = 65536)."""
-    if "gpu" in o:  # gpu=SLUG: that GPU's record folder beside the primary's
-        data = Data(record_dir(o["gpu"][0], os.path.dirname(data.results)))
     path = os.path.join(data.results, "errors.csv")
     if not os.path.exists(path):
         raise KeyError(f"{data.where}/errors.csv is missing (tools/fp8_errors.sh)")
@@ -949,6 +935,8 @@ def parse_opts(text):
 
 
 def render(kind, o, data, doc=os.path.join(ROOT, "README.md")):
+    if "gpu" in o:  # gpu=SLUG, any kind: that GPU's record folder beside the primary's
+        data = Data(record_dir(o["gpu"][0], os.path.dirname(data.results)))
     if kind == "gpus":
         return gpus_table(data, o)
     if kind == "plots":
