@@ -328,7 +328,7 @@ constexpr double kBf16HalfSubnormal = 4.591774807899561e-41;  // 2^-134: half BF
 constexpr double kNormFraction = 0.75;
 constexpr double kNormMinElements = 256;
 
-// Unpromoted FP8 (fp8, fp8_128, lt_fp8_fast) is refused above this K: its bound grows as
+// Unpromoted FP8 (fp8 at every width, fp8_tuned, lt_fp8_fast) is refused above this K: its bound grows as
 // u (2/3) (K / 32) of the result (the partial sums' magnitudes add up over K / 32 steps), a sixth
 // of it at K = 65536 and past the result itself at K = 2^20. There the answer is `promoted`.
 constexpr int kFastAccumMaxK = 65536;

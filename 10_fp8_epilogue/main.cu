@@ -34,6 +34,12 @@ int main(int argc, char** argv) {
       {"fp8", O::kFp8Tensor, E::kAlphaBeta, A::kFp8Fast, launch_fp8, {}, Role::kStep, "lt_fp8"},
       {"fp8_128", O::kFp8Tensor, E::kAlphaBeta, A::kFp8Fast, launch_fp8_128, {}, Role::kSweep,
        "lt_fp8"},
+      {"fp8_192", O::kFp8Tensor, E::kAlphaBeta, A::kFp8Fast, launch_fp8_192, {}, Role::kSweep,
+       "lt_fp8"},
+      {"fp8_64", O::kFp8Tensor, E::kAlphaBeta, A::kFp8Fast, launch_fp8_64, {}, Role::kSweep,
+       "lt_fp8"},
+      {"fp8_tuned", O::kFp8Tensor, E::kAlphaBeta, A::kFp8Fast, launch_fp8_tuned, {}, Role::kStep,
+       "lt_fp8"},
       {"promoted", O::kFp8Tensor, E::kAlphaBeta, A::kPromoted, launch_promoted, {}, Role::kStep,
        "lt_fp8"},
       // FP8 with 1 x 128 (A) and 128 x 128 (Bᵀ) scales.

@@ -22,23 +22,31 @@ constexpr int kFp8BK = 128;  // K elements a tile: one 128-byte row of e4m3
 template <int BN>
 __device__ __forceinline__ void wgmma_stage_e4m3(float (&acc)[BN / 2], uint32_t a_tile,
                                                  uint32_t b_tile) {
-  static_assert(BN == 128 || BN == 256, "the widths hopper_ptx.cuh has an e4m3 wgmma for");
+  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
+                "the widths hopper_ptx.cuh has an e4m3 wgmma for");
 #pragma unroll
   for (int s = 0; s < kFp8BK / 32; ++s) {
     const uint64_t da = SmemDesc::k_major_sw128(a_tile + 32 * s);
     const uint64_t db = SmemDesc::k_major_sw128(b_tile + 32 * s);
-    if constexpr (BN == 128) wgmma_m64n128k32_e4m3(acc, da, db, 1);
+    if constexpr (BN == 64) wgmma_m64n64k32_e4m3(acc, da, db, 1);
+    else if constexpr (BN == 128) wgmma_m64n128k32_e4m3(acc, da, db, 1);
+    else if constexpr (BN == 192) wgmma_m64n192k32_e4m3(acc, da, db, 1);
     else wgmma_m64n256k32_e4m3(acc, da, db, 1);
   }
 }
 
-// Stages of a (128, BN) tile of e4m3: 4 of 48 KiB at BN = 256, 6 of 32 KiB at BN = 128.
+// Stages of a (128, BN) tile of e4m3, as many as fit beside the barriers and the bands (227 KiB
+// in all): 4 of 48 KiB at BN = 256 and of 40 KiB at 192, 6 of 32 KiB at 128, 8 of 24 KiB at 64
+// (the widths 64 and 192: step 7's menu).
 template <int BN>
-constexpr int kFp8Stages = BN == 256 ? 4 : 6;
+constexpr int kFp8Stages = BN >= 192 ? 4 : BN == 128 ? 6 : 8;
 template <int BN>
 constexpr int kFp8StageBytes = (kWsBM + BN) * kSwizzleBytes;
 template <int BN>
 constexpr int kFp8Smem = kFp8Stages<BN> * kFp8StageBytes<BN> + 1024 + 1024 + kEpiBytes;
+static_assert(kFp8Smem<64> <= 227 * 1024 && kFp8Smem<192> <= 227 * 1024 &&
+                  kFp8Smem<256> <= 227 * 1024,
+              "a block's shared memory: at most 227 KiB on sm_90");
 
 template <int BN, class Epi>
 __global__ void __launch_bounds__(3 * kWarpgroup, 1)
