@@ -47,9 +47,13 @@ void launch_fp8_128(const GemmProblem& p);       // step 3 at BN = 128 (sweep)
 void launch_promoted(const GemmProblem& p);      // step 4
 void launch_block_scaled(const GemmProblem& p);  // step 5
 void launch_scales_tma(const GemmProblem& p);    // step 6
-void launch_fp8_tuned(const GemmProblem& p);     // step 7: step 3 at the width timed fastest
-void launch_fp8_64(const GemmProblem& p);        // step 3 at BN = 64 (sweep; step 7's menu)
-void launch_fp8_192(const GemmProblem& p);       // step 3 at BN = 192 (sweep; step 7's menu)
+void launch_fp8_tuned(const GemmProblem& p);        // step 7: step 3 at the width timed fastest
+void launch_bias_gelu_tuned(const GemmProblem& p);  // step 7: step 2 at the width timed fastest
+void launch_fp8_64(const GemmProblem& p);           // step 7's menu alone (sweep): step 3 at
+void launch_fp8_192(const GemmProblem& p);          //   BN = 64 and 192
+void launch_bias_gelu_64(const GemmProblem& p);     // and step 2 at BN = 64, 128 and 192
+void launch_bias_gelu_128(const GemmProblem& p);
+void launch_bias_gelu_192(const GemmProblem& p);
 void launch_cluster(const GemmProblem& p);       // experiment: step 6 in clusters of two
 void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
 void launch_ex_block_promote(const GemmProblem& p);  // the exercise (exercises/block_promote.cuh)

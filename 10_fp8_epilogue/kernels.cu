@@ -12,8 +12,8 @@
 //   steps/5_block_scaled.cuh  block_scaled: 1 x 128 and 128 x 128 scales applied at promotion,
 //                             staged in shared memory by a second producer warp
 //   steps/6_scales_tma.cuh    scales_tma: the scales copied by TMA with the tiles they scale
-//   steps/7_fp8_tuned.cuh     fp8_tuned: step 3 at the width (256, 192, 128 or 64) measured
-//                             fastest on the shape's first call (fp8_64, fp8_192: sweep)
+//   steps/7_tuned_width.cuh   fp8_tuned, bias_gelu_tuned: steps 3 and 2 at the width (256,
+//                             192, 128 or 64) measured fastest on the shape's first call
 // and the experiments (not steps: no faster than step 6; NOTES.md):
 //   experiments/cluster.cuh   cluster: step 6 in clusters of two blocks sharing each Bᵀ tile
 //   experiments/two_parts.cuh two_parts: step 6 with two part accumulators, the adds overlapped
@@ -21,4 +21,4 @@
 #include "10_fp8_epilogue/chapter10.h"
 #include "10_fp8_epilogue/experiments/cluster.cuh"
 #include "10_fp8_epilogue/experiments/two_parts.cuh"
-#include "10_fp8_epilogue/steps/7_fp8_tuned.cuh"
+#include "10_fp8_epilogue/steps/7_tuned_width.cuh"

@@ -35,23 +35,34 @@ struct AlphaBeta {
   }
 };
 
-// The shared memory of the (128, 256) kernels of this chapter: the 4 stages, the 8 barriers
-// (and the 1024-byte alignment of both the stages and the bands), then 8 warps' two bands.
-constexpr int kEpiSmem = kWsStages * kWsStageBytes + 1024 + 1024 + kEpiBytes;
+// The tile is (128, BN): 256 here, as chapter 08's; step 7 times BN = 192, 128 and 64 too. Its
+// stages, as many as fit beside the barriers and the bands (227 KiB in all): 4 of 48 KiB at
+// BN = 256 (chapter 08's), 4 of 40 KiB at 192, 6 of 32 KiB at 128, 8 of 24 KiB at 64.
+template <int BN>
+constexpr int kEpiStages = BN >= 192 ? 4 : BN == 128 ? 6 : 8;
+template <int BN>
+constexpr int kEpiStageBytes = kWsABytes + BN * kSwizzleBytes;
+// The shared memory: the stages, the barriers (and the 1024-byte alignment of both the stages
+// and the bands), then 8 warps' two bands.
+template <int BN>
+constexpr int kEpiSmem = kEpiStages<BN> * kEpiStageBytes<BN> + 1024 + 1024 + kEpiBytes;
+static_assert(kEpiSmem<64> <= 227 * 1024 && kEpiSmem<128> <= 227 * 1024 &&
+                  kEpiSmem<192> <= 227 * 1024 && kEpiSmem<256> <= 227 * 1024,
+              "a block's shared memory: at most 227 KiB on sm_90");
 
-template <class Epi>
+template <int BN, class Epi>
 __global__ void __launch_bounds__(3 * kWarpgroup, 1)
     bf16_out_kernel(const __grid_constant__ CUtensorMap tm_a,
                     const __grid_constant__ CUtensorMap tm_b,
                     const __grid_constant__ CUtensorMap tm_d, bool tma, int M, int N, int K,
                     __nv_bfloat16* D, Epi epi, int group) {
-  constexpr int S = kWsStages;
+  constexpr int S = kEpiStages<BN>, kStage = kEpiStageBytes<BN>;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t base = smem_base_1024(smem_raw);
-  const uint32_t full0 = base + S * kWsStageBytes, empty0 = full0 + 8 * S;
+  const uint32_t full0 = base + S * kStage, empty0 = full0 + 8 * S;
   const uint32_t bands0 = full0 + 1024;  // 1024-aligned: the bands are swizzle atoms
   const int wg = threadIdx.x / kWarpgroup, t = threadIdx.x % kWarpgroup;
-  const int tiles_m = (M + kWsBM - 1) / kWsBM, tiles_n = (N + kWsBN - 1) / kWsBN;
+  const int tiles_m = (M + kWsBM - 1) / kWsBM, tiles_n = (N + BN - 1) / BN;
   const int out_tiles = tiles_m * tiles_n;
   const int k_tiles = (K + BK - 1) / BK;
 
@@ -75,10 +86,9 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
         for (int kt = 0; kt < k_tiles; ++kt, ++it) {
           const int s = it % S;
           mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);  // the stage's last use is over
-          mbar_arrive_expect_tx(full0 + 8 * s, kWsStageBytes);
-          tma_load_2d(base + s * kWsStageBytes, &tm_a, kt * BK, tc.m * kWsBM, full0 + 8 * s);
-          tma_load_2d(base + s * kWsStageBytes + kWsABytes, &tm_b, kt * BK, tc.n * kWsBN,
-                      full0 + 8 * s);
+          mbar_arrive_expect_tx(full0 + 8 * s, kStage);
+          tma_load_2d(base + s * kStage, &tm_a, kt * BK, tc.m * kWsBM, full0 + 8 * s);
+          tma_load_2d(base + s * kStage + kWsABytes, &tm_b, kt * BK, tc.n * BN, full0 + 8 * s);
         }
       }
     }
@@ -94,16 +104,16 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
     int it = 0;
     for (int b = blockIdx.x; b < out_tiles; b += gridDim.x) {
       const TileCoord tc = grouped_tile(b, tiles_m, tiles_n, group);
-      float acc[128];
+      float acc[BN / 2];
 #pragma unroll
-      for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
+      for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
       for (int kt = 0; kt < k_tiles; ++kt, ++it) {
         const int s = it % S;
         mbar_wait(full0 + 8 * s, (it / S) & 1);  // the copies of this K tile have landed
         pin(acc);
         wgmma_fence();
-        wgmma_stage<256>(acc, base + s * kWsStageBytes + row0 * kSwizzleBytes,
-                         base + s * kWsStageBytes + kWsABytes);
+        wgmma_stage<BN>(acc, base + s * kStage + row0 * kSwizzleBytes,
+                        base + s * kStage + kWsABytes);
         wgmma_commit();
         wgmma_wait<1>();  // the previous K tile's wgmma have finished (this one's may run)
         pin(acc);
@@ -112,27 +122,28 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       wgmma_wait<0>();
       pin(acc);
       release(it - 1);
-      store_tile_bf16<256>(acc, epi, tc.m * kWsBM + row0, tc.n * kWsBN, M, N, tma, &tm_d, D,
-                           bands, next_band);
+      store_tile_bf16<BN>(acc, epi, tc.m * kWsBM + row0, tc.n * BN, M, N, tma, &tm_d, D, bands,
+                          next_band);
     }
     store_drain(tma);
   }
 }
 
 // Launches the kernel with epilogue `epi` on the persistent grid of group16 (G = 16).
-template <class Epi>
+template <int BN = 256, class Epi>
 void launch_bf16_out_with(const GemmProblem& p, const Epi& epi) {
   int K = p.K;
   const __nv_bfloat16 *A = p.A, *Bt = p.Bt;
   pad_operands_if_unaligned(p.M, p.N, K, A, Bt);
-  static const bool once = (opt_in(bf16_out_kernel<Epi>, kEpiSmem), true);
+  static const bool once = (opt_in(bf16_out_kernel<BN, Epi>, kEpiSmem<BN>), true);
   (void)once;
   const CUtensorMap* ta = tensor_map(A, p.M, K, kWsBM);
-  const CUtensorMap* tb = tensor_map(Bt, p.N, K, kWsBN);
+  const CUtensorMap* tb = tensor_map(Bt, p.N, K, BN);
   const CUtensorMap* td = output_map(p);
-  const int tiles = ((p.M + kWsBM - 1) / kWsBM) * ((p.N + kWsBN - 1) / kWsBN);
+  const int tiles = ((p.M + kWsBM - 1) / kWsBM) * ((p.N + BN - 1) / BN);
   const int grid = std::min(tiles, device_sm_count());  // 1 block per SM
-  bf16_out_kernel<Epi><<<grid, 3 * kWarpgroup, kEpiSmem>>>(
+  constexpr int kSmem = kEpiSmem<BN>;
+  bf16_out_kernel<BN, Epi><<<grid, 3 * kWarpgroup, kSmem>>>(
       *ta, *tb, td ? *td : *ta, td != nullptr, p.M, p.N, K, p.D, epi, 16);
   CUDA_CHECK_LAUNCH();
 }

@@ -35,18 +35,14 @@ __device__ __forceinline__ void wgmma_stage_e4m3(float (&acc)[BN / 2], uint32_t 
   }
 }
 
-// Stages of a (128, BN) tile of e4m3, as many as fit beside the barriers and the bands (227 KiB
-// in all): 4 of 48 KiB at BN = 256 and of 40 KiB at 192, 6 of 32 KiB at 128, 8 of 24 KiB at 64
-// (the widths 64 and 192: step 7's menu).
+// A K tile of 128 e4m3 is one 128-byte row, as 64 BF16 are: step 1's stages, bytes and shared
+// memory at every width (kEpiStages).
 template <int BN>
-constexpr int kFp8Stages = BN >= 192 ? 4 : BN == 128 ? 6 : 8;
+constexpr int kFp8Stages = kEpiStages<BN>;
 template <int BN>
-constexpr int kFp8StageBytes = (kWsBM + BN) * kSwizzleBytes;
+constexpr int kFp8StageBytes = kEpiStageBytes<BN>;
 template <int BN>
-constexpr int kFp8Smem = kFp8Stages<BN> * kFp8StageBytes<BN> + 1024 + 1024 + kEpiBytes;
-static_assert(kFp8Smem<64> <= 227 * 1024 && kFp8Smem<192> <= 227 * 1024 &&
-                  kFp8Smem<256> <= 227 * 1024,
-              "a block's shared memory: at most 227 KiB on sm_90");
+constexpr int kFp8Smem = kEpiSmem<BN>;
 
 template <int BN, class Epi>
 __global__ void __launch_bounds__(3 * kWarpgroup, 1)

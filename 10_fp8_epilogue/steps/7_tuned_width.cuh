@@ -1,0 +1,98 @@
+// Chapter 10, step 7: fp8_tuned and bias_gelu_tuned. Host code only, no kernel of its own: step
+// 3's kernel (FP8) and step 2's (BF16, bias and GELU) at the width that runs the shape fastest,
+// measured on the shape's first call (chapter 09's answer, step 6 there, on a menu of one
+// dimension). Both always take a (128, 256) tile; at 128 rows (a decoding step) that is 28 tiles
+// for N = 7168, 28 of 132 SMs streaming Bᵀ, and at N = 2112 it leaves a last column of tiles
+// three-quarters empty. The menu is the widths one wgmma m64nN covers with a whole number of
+// 64-column store bands: N = 256, 192, 128, 64 (4, 4, 6 and 8 stages: kFp8Stages, kEpiStages).
+// No rule ranks them first: four are few enough to time them all (Timer::time_interleaved, the
+// L2 flushed before each run, five runs each), and the fastest is kept for the rest of the
+// process. Every width is verified on its own at every test shape (--kernel sweep: fp8_64,
+// fp8_128, fp8_192, bias_gelu_64, bias_gelu_128, bias_gelu_192).
+// Counterparts: DeepGEMM chooses its block N (not only powers of two) by a model of the waves
+// and the SMs they fill, per shape, ahead of the launch; cuBLASLt's heuristic picks among its
+// kernels (lt_fp8: `..._128x128_128x6_1x2_...` at 4096³, NOTES.md).
+//
+//   ./build/10_fp8_epilogue/fp8_epilogue --kernel fp8,fp8_tuned --shapes 128x7168x16384 --bench
+//   tools/steps.py diff fp8_tuned         # reads alone: this file
+//
+// Included once, by 10_fp8_epilogue/kernels.cu.
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "10_fp8_epilogue/steps/2_bias_gelu.cuh"  // BiasGelu; launch_bf16_out_with<BN>
+#include "10_fp8_epilogue/steps/3_fp8.cuh"        // launch_fp8_with<BN>
+#include "common/timer.h"                         // Timer: the widths timed
+
+#ifndef FP8_TEMPLATES_ONLY
+
+constexpr int kWidths[] = {256, 192, 128, 64};  // the menu, steps 2 and 3's own width first
+constexpr int kWidthCount = sizeof(kWidths) / sizeof(kWidths[0]);
+
+void launch_fp8_width(int BN, const GemmProblem& p) {
+  const AlphaBeta epi{p.alpha, p.beta, p.C, p.M, p.N};
+  switch (BN) {
+    case 256: return launch_fp8_with<256>(p, epi);
+    case 192: return launch_fp8_with<192>(p, epi);
+    case 128: return launch_fp8_with<128>(p, epi);
+    default: return launch_fp8_with<64>(p, epi);
+  }
+}
+
+void launch_bias_gelu_width(int BN, const GemmProblem& p) {
+  const BiasGelu epi{{p.alpha, p.beta, p.C, p.M, p.N}, p.bias};
+  switch (BN) {
+    case 256: return launch_bf16_out_with<256>(p, epi);
+    case 192: return launch_bf16_out_with<192>(p, epi);
+    case 128: return launch_bf16_out_with<128>(p, epi);
+    default: return launch_bf16_out_with<64>(p, epi);
+  }
+}
+
+// The width for this shape, timed on its first call (each candidate writes D; the caller runs
+// the chosen one after); one map per kernel (`chosen`). One line on stderr says what was timed
+// and chosen.
+using WidthLauncher = void (*)(int BN, const GemmProblem& p);
+using WidthChoices = std::map<std::tuple<int, int, int>, int>;  // (M, N, K) -> BN
+int tuned_width(const char* name, WidthLauncher launch, WidthChoices& chosen,
+                const GemmProblem& p) {
+  const auto key = std::make_tuple(p.M, p.N, p.K);
+  const auto it = chosen.find(key);
+  if (it != chosen.end()) return it->second;
+  static Timer timer;  // its flush buffer: twice the L2, allocated once
+  std::vector<std::function<void()>> runs;
+  for (int i = 0; i < kWidthCount; ++i) runs.push_back([&p, launch, i] { launch(kWidths[i], p); });
+  constexpr int kTuneReps = 5;
+  const std::vector<Timing> t = timer.time_interleaved(runs, kTuneReps, true);
+  int best = 0;
+  for (int i = 1; i < kWidthCount; ++i)
+    if (t[i].median_ms < t[best].median_ms) best = i;
+  std::fprintf(stderr, "%s: %dx%dx%d:", name, p.M, p.N, p.K);
+  for (int i = 0; i < kWidthCount; ++i)
+    std::fprintf(stderr, " 128x%d %.4f ms%s", kWidths[i], t[i].median_ms,
+                 i == best ? " (chosen)" : "");
+  std::fprintf(stderr, "\n");
+  return chosen[key] = kWidths[best];
+}
+
+void launch_fp8_tuned(const GemmProblem& p) {
+  static WidthChoices chosen;
+  launch_fp8_width(tuned_width("fp8_tuned", launch_fp8_width, chosen, p), p);
+}
+void launch_bias_gelu_tuned(const GemmProblem& p) {
+  static WidthChoices chosen;
+  launch_bias_gelu_width(tuned_width("bias_gelu_tuned", launch_bias_gelu_width, chosen, p), p);
+}
+
+// The menu's other widths alone (--kernel sweep), so that each is verified at every shape.
+void launch_fp8_64(const GemmProblem& p) { launch_fp8_width(64, p); }
+void launch_fp8_192(const GemmProblem& p) { launch_fp8_width(192, p); }
+void launch_bias_gelu_64(const GemmProblem& p) { launch_bias_gelu_width(64, p); }
+void launch_bias_gelu_128(const GemmProblem& p) { launch_bias_gelu_width(128, p); }
+void launch_bias_gelu_192(const GemmProblem& p) { launch_bias_gelu_width(192, p); }
+#endif  // FP8_TEMPLATES_ONLY
