@@ -8,7 +8,10 @@
 // No rule ranks them first: four are few enough to time them all (Timer::time_interleaved, the
 // L2 flushed before each run, five runs each), and the fastest is kept for the rest of the
 // process. Every width is verified on its own at every test shape (--kernel sweep: fp8_64,
-// fp8_128, fp8_192, bias_gelu_64, bias_gelu_128, bias_gelu_192).
+// fp8_128, fp8_192, bias_gelu_64, bias_gelu_128, bias_gelu_192). On a shape's first call the
+// candidates write D before the chosen width does, so that check alone could not see an element
+// the chosen width leaves unwritten; the determinism test (--twice) runs the chosen width again
+// into a poisoned D and compares every bit, and the sweep test checks each width alone.
 // Counterparts: DeepGEMM chooses its block N (not only powers of two) by a model of the waves
 // and the SMs they fill, per shape, ahead of the launch; cuBLASLt's heuristic picks among its
 // kernels (lt_fp8: `..._128x128_128x6_1x2_...` at 4096³, NOTES.md).
