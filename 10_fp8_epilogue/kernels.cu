@@ -12,8 +12,9 @@
 //   steps/5_block_scaled.cuh  block_scaled: 1 x 128 and 128 x 128 scales applied at promotion,
 //                             staged in shared memory by a second producer warp
 //   steps/6_scales_tma.cuh    scales_tma: the scales copied by TMA with the tiles they scale
-//   steps/7_tuned_width.cuh   fp8_tuned, bias_gelu_tuned: steps 3 and 2 at the width (256,
-//                             192, 128 or 64) measured fastest on the shape's first call
+//   steps/7_tuned_width.cuh   fp8_tuned, bias_gelu_tuned, scales_tuned: steps 3, 2 and 6 at
+//                             the width (256, 192, 128 or 64; step 6: 128 or 64) measured
+//                             fastest on the shape's first call
 // and the experiments (not steps: no faster than step 6; NOTES.md):
 //   experiments/cluster.cuh   cluster: step 6 in clusters of two blocks sharing each Bᵀ tile
 //   experiments/two_parts.cuh two_parts: step 6 with two part accumulators, the adds overlapped

@@ -20,13 +20,24 @@
 // A stage's scales in shared memory: 128 A scales (512 bytes), then 4 Bᵀ scales (16 bytes); a
 // TMA destination is 128-byte aligned, so a stage's take 640 bytes.
 constexpr int kTsScaleBytes = 640;
-constexpr int kTsStages = 5;  // a sixth stage does not fit beside the bands (232,448 bytes)
-constexpr int kTsSmem =
-    kTsStages * kFp8StageBytes<kPromBN> + 1024 + 1024 + kEpiBytes + kTsStages * kTsScaleBytes;
-static_assert(kTsSmem <= 232448, "beyond the opt-in shared memory of sm_90");
-constexpr uint32_t kTsTxBytes = kFp8StageBytes<kPromBN> + 4 * kWsBM + 16;  // a stage's copies
+// The tile is (128, BN): 128 here (kPromBN); step 7 times BN = 64 too, whose 64 columns lie in
+// one Bᵀ scale block as well. Stages: 5 at 128 (a sixth does not fit beside the bands: 232,448
+// bytes), 7 at 64.
+template <int BN>
+constexpr int kTsStagesOf = BN == 128 ? 5 : 7;
+template <int BN>
+constexpr int kTsSmemOf = kTsStagesOf<BN> * kFp8StageBytes<BN> + 1024 + 1024 + kEpiBytes +
+                          kTsStagesOf<BN> * kTsScaleBytes;
+template <int BN>  // a stage's copies: the tiles, 128 A scales, 4 Bᵀ scales
+constexpr uint32_t kTsTxBytesOf = kFp8StageBytes<BN> + 4 * kWsBM + 16;
+static_assert(kTsSmemOf<128> <= 232448 && kTsSmemOf<64> <= 232448,
+              "beyond the opt-in shared memory of sm_90");
+// Step 6's own width (and the experiments'):
+constexpr int kTsStages = kTsStagesOf<kPromBN>;
+constexpr int kTsSmem = kTsSmemOf<kPromBN>;
+constexpr uint32_t kTsTxBytes = kTsTxBytesOf<kPromBN>;
 
-template <class Epi>
+template <int BN, class Epi>
 __global__ void __launch_bounds__(3 * kWarpgroup, 1)
     scales_tma_kernel(const __grid_constant__ CUtensorMap tm_a,
                       const __grid_constant__ CUtensorMap tm_b,
@@ -34,7 +45,8 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
                       const __grid_constant__ CUtensorMap tm_sb,  // Bᵀ's: (b_scale_ld, NB)
                       const __grid_constant__ CUtensorMap tm_d, bool tma, int M, int N, int K,
                       __nv_bfloat16* D, Epi epi, int group) {
-  constexpr int BN = kPromBN, S = kTsStages, kStage = kFp8StageBytes<BN>;
+  static_assert(BN == 128 || BN == 64, "a tile's columns lie in one Bᵀ scale block");
+  constexpr int S = kTsStagesOf<BN>, kStage = kFp8StageBytes<BN>;
   constexpr int kABytes = kWsBM * kSwizzleBytes;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t base = smem_base_1024(smem_raw);
@@ -64,12 +76,13 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
         for (int kt = 0; kt < k_tiles; ++kt, ++it) {
           const int s = it % S;
           mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);  // the stage's last use is over
-          mbar_arrive_expect_tx(full0 + 8 * s, kTsTxBytes);
+          mbar_arrive_expect_tx(full0 + 8 * s, kTsTxBytesOf<BN>);
           const uint32_t sc = scales0 + s * kTsScaleBytes;
           tma_load_2d(base + s * kStage, &tm_a, kt * kFp8BK, tc.m * kWsBM, full0 + 8 * s);
           tma_load_2d(base + s * kStage + kABytes, &tm_b, kt * kFp8BK, tc.n * BN, full0 + 8 * s);
           tma_load_2d(sc, &tm_sa, tc.m * kWsBM, kt, full0 + 8 * s);    // A: rows m0 .. m0 + 127
-          tma_load_2d(sc + 4 * kWsBM, &tm_sb, kt & ~3, tc.n, full0 + 8 * s);  // Bᵀ: kb & ~3 ..
+          tma_load_2d(sc + 4 * kWsBM, &tm_sb, kt & ~3, tc.n * BN / kScaleBlock,  // Bᵀ: kb & ~3 ..
+                      full0 + 8 * s);
         }
       }
     }
@@ -107,8 +120,12 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
         const uint32_t b_tile = base + s * kStage + kABytes;
 #pragma unroll
         for (int k32 = 0; k32 < kFp8BK / 32; ++k32)  // a fresh `part`: scale-d 0 on the first
-          wgmma_m64n128k32_e4m3(part, SmemDesc::k_major_sw128(a_tile + 32 * k32),
-                                SmemDesc::k_major_sw128(b_tile + 32 * k32), k32 > 0);
+          if constexpr (BN == 128)
+            wgmma_m64n128k32_e4m3(part, SmemDesc::k_major_sw128(a_tile + 32 * k32),
+                                  SmemDesc::k_major_sw128(b_tile + 32 * k32), k32 > 0);
+          else
+            wgmma_m64n64k32_e4m3(part, SmemDesc::k_major_sw128(a_tile + 32 * k32),
+                                 SmemDesc::k_major_sw128(b_tile + 32 * k32), k32 > 0);
         wgmma_commit();
         wgmma_wait<0>();
         pin(part);
@@ -166,21 +183,22 @@ inline const CUtensorMap* b_scale_map(const float* b_dq, int N, int K) {
   return scale_map(b_dq, scale_blocks(N), b_scale_ld(K), b_scale_ld(K), 4);
 }
 
-template <class Epi>
+template <int BN = kPromBN, class Epi>
 void launch_scales_tma_with(const GemmProblem& p, const Epi& epi) {
   int K = p.K;
   const uint8_t *qA = p.qA_blk, *qBt = p.qBt_blk;
   pad_e4m3_if_unaligned(p.M, p.N, K, qA, qBt);  // (the K blocks stay those of the unpadded K)
-  static const bool once = (opt_in(scales_tma_kernel<Epi>, kTsSmem), true);
+  static const bool once = (opt_in(scales_tma_kernel<BN, Epi>, kTsSmemOf<BN>), true);
   (void)once;
   const CUtensorMap* ta = e4m3_map(qA, p.M, K, kWsBM);
-  const CUtensorMap* tb = e4m3_map(qBt, p.N, K, kPromBN);
+  const CUtensorMap* tb = e4m3_map(qBt, p.N, K, BN);
   const CUtensorMap* tsa = a_scale_map(p.a_dq_blk, p.M, p.K);
   const CUtensorMap* tsb = b_scale_map(p.b_dq_blk, p.N, p.K);
   const CUtensorMap* td = output_map(p);
-  const int tiles = ((p.M + kWsBM - 1) / kWsBM) * ((p.N + kPromBN - 1) / kPromBN);
+  const int tiles = ((p.M + kWsBM - 1) / kWsBM) * ((p.N + BN - 1) / BN);
   const int grid = std::min(tiles, device_sm_count());
-  scales_tma_kernel<Epi><<<grid, 3 * kWarpgroup, kTsSmem>>>(
+  constexpr int kSmem = kTsSmemOf<BN>;
+  scales_tma_kernel<BN, Epi><<<grid, 3 * kWarpgroup, kSmem>>>(
       *ta, *tb, *tsa, *tsb, td ? *td : *ta, td != nullptr, p.M, p.N, p.K, p.D, epi, 16);
   CUDA_CHECK_LAUNCH();
 }

@@ -1,17 +1,20 @@
-// Chapter 10, step 7: fp8_tuned and bias_gelu_tuned. Host code only, no kernel of its own: step
-// 3's kernel (FP8) and step 2's (BF16, bias and GELU) at the width that runs the shape fastest,
-// measured on the shape's first call (chapter 09's answer, step 6 there, on a menu of one
-// dimension). Both always take a (128, 256) tile; at 128 rows (a decoding step) that is 28 tiles
-// for N = 7168, 28 of 132 SMs streaming Bᵀ, and at N = 2112 it leaves a last column of tiles
-// three-quarters empty. The menu is the widths one wgmma m64nN covers with a whole number of
-// 64-column store bands: N = 256, 192, 128, 64 (4, 4, 6 and 8 stages: kFp8Stages, kEpiStages).
-// No rule ranks them first: four are few enough to time them all (Timer::time_interleaved, the
-// L2 flushed before each run, five runs each), and the fastest is kept for the rest of the
-// process. Every width is verified on its own at every test shape (--kernel sweep: fp8_64,
-// fp8_128, fp8_192, bias_gelu_64, bias_gelu_128, bias_gelu_192). On a shape's first call the
-// candidates write D before the chosen width does, so that check alone could not see an element
-// the chosen width leaves unwritten; the determinism test (--twice) runs the chosen width again
-// into a poisoned D and compares every bit, and the sweep test checks each width alone.
+// Chapter 10, step 7: fp8_tuned, bias_gelu_tuned and scales_tuned. Host code only, no kernel of
+// its own: step 3's kernel (FP8), step 2's (BF16, bias and GELU) and step 6's (block scales) at
+// the width that runs the shape fastest, measured on the shape's first call (chapter 09's
+// answer, step 6 there, on a menu of one dimension). Steps 2 and 3 always take a (128, 256)
+// tile, step 6 a (128, 128) one; at 128 rows (a decoding step) and N = 7168 that is 28 or 56
+// tiles, as many SMs streaming Bᵀ of 132, and at N = 2112 a 256-wide tile leaves a last column
+// of tiles three-quarters empty. The menu is the widths one wgmma m64nN covers with a whole
+// number of 64-column store bands: N = 256, 192, 128, 64 (4, 4, 6 and 8 stages: kEpiStages);
+// for step 6, 128 and 64 (5 and 7 stages), since its two accumulators of a wider tile would not
+// fit in registers. No rule ranks them first: they are few enough to time them all
+// (Timer::time_interleaved, the L2 flushed before each run, five runs each), and the fastest is
+// kept for the rest of the process.
+// Every width is verified on its own at every test shape (--kernel sweep: fp8_64, fp8_128,
+// fp8_192, bias_gelu_64, bias_gelu_128, bias_gelu_192, scales_tma_64). On a shape's first call
+// the candidates write D before the chosen width does, so that check alone could not see an
+// element the chosen width leaves unwritten; the determinism test (--twice) runs the chosen
+// width again into a poisoned D and compares every bit, and the sweep test checks each width.
 // Counterparts: DeepGEMM chooses its block N (not only powers of two) by a model of the waves
 // and the SMs they fill, per shape, ahead of the launch; cuBLASLt's heuristic picks among its
 // kernels (lt_fp8: `..._128x128_128x6_1x2_...` at 4096³, NOTES.md).
@@ -30,12 +33,17 @@
 
 #include "10_fp8_epilogue/steps/2_bias_gelu.cuh"  // BiasGelu; launch_bf16_out_with<BN>
 #include "10_fp8_epilogue/steps/3_fp8.cuh"        // launch_fp8_with<BN>
+#include "10_fp8_epilogue/steps/6_scales_tma.cuh" // launch_scales_tma_with<BN>
 #include "common/timer.h"                         // Timer: the widths timed
 
 #ifndef FP8_TEMPLATES_ONLY
 
 constexpr int kWidths[] = {256, 192, 128, 64};  // the menu, steps 2 and 3's own width first
 constexpr int kWidthCount = sizeof(kWidths) / sizeof(kWidths[0]);
+// Step 6's menu: its own 128 and 64. Wider would need part and acc of 96 or 128 floats each
+// beside the scales (over the consumers' 232 registers); 64 columns lie in one Bᵀ scale block.
+constexpr int kScaleWidths[] = {128, 64};
+constexpr int kScaleWidthCount = sizeof(kScaleWidths) / sizeof(kScaleWidths[0]);
 
 void launch_fp8_width(int BN, const GemmProblem& p) {
   const AlphaBeta epi{p.alpha, p.beta, p.C, p.M, p.N};
@@ -57,30 +65,37 @@ void launch_bias_gelu_width(int BN, const GemmProblem& p) {
   }
 }
 
+void launch_scales_width(int BN, const GemmProblem& p) {
+  const AlphaBeta epi{p.alpha, p.beta, p.C, p.M, p.N};
+  if (BN == 128) return launch_scales_tma_with<128>(p, epi);
+  return launch_scales_tma_with<64>(p, epi);
+}
+
 // The width for this shape, timed on its first call (each candidate writes D; the caller runs
 // the chosen one after); one map per kernel (`chosen`). One line on stderr says what was timed
 // and chosen.
 using WidthLauncher = void (*)(int BN, const GemmProblem& p);
 using WidthChoices = std::map<std::tuple<int, int, int>, int>;  // (M, N, K) -> BN
 int tuned_width(const char* name, WidthLauncher launch, WidthChoices& chosen,
-                const GemmProblem& p) {
+                const GemmProblem& p, const int* widths = kWidths, int count = kWidthCount) {
   const auto key = std::make_tuple(p.M, p.N, p.K);
   const auto it = chosen.find(key);
   if (it != chosen.end()) return it->second;
   static Timer timer;  // its flush buffer: twice the L2, allocated once
   std::vector<std::function<void()>> runs;
-  for (int i = 0; i < kWidthCount; ++i) runs.push_back([&p, launch, i] { launch(kWidths[i], p); });
+  for (int i = 0; i < count; ++i)
+    runs.push_back([&p, launch, widths, i] { launch(widths[i], p); });
   constexpr int kTuneReps = 5;
   const std::vector<Timing> t = timer.time_interleaved(runs, kTuneReps, true);
   int best = 0;
-  for (int i = 1; i < kWidthCount; ++i)
+  for (int i = 1; i < count; ++i)
     if (t[i].median_ms < t[best].median_ms) best = i;
   std::fprintf(stderr, "%s: %dx%dx%d:", name, p.M, p.N, p.K);
-  for (int i = 0; i < kWidthCount; ++i)
-    std::fprintf(stderr, " 128x%d %.4f ms%s", kWidths[i], t[i].median_ms,
+  for (int i = 0; i < count; ++i)
+    std::fprintf(stderr, " 128x%d %.4f ms%s", widths[i], t[i].median_ms,
                  i == best ? " (chosen)" : "");
   std::fprintf(stderr, "\n");
-  return chosen[key] = kWidths[best];
+  return chosen[key] = widths[best];
 }
 
 void launch_fp8_tuned(const GemmProblem& p) {
@@ -92,10 +107,18 @@ void launch_bias_gelu_tuned(const GemmProblem& p) {
   launch_bias_gelu_width(tuned_width("bias_gelu_tuned", launch_bias_gelu_width, chosen, p), p);
 }
 
+void launch_scales_tuned(const GemmProblem& p) {
+  static WidthChoices chosen;
+  launch_scales_width(tuned_width("scales_tuned", launch_scales_width, chosen, p, kScaleWidths,
+                                  kScaleWidthCount),
+                      p);
+}
+
 // The menu's other widths alone (--kernel sweep), so that each is verified at every shape.
 void launch_fp8_64(const GemmProblem& p) { launch_fp8_width(64, p); }
 void launch_fp8_192(const GemmProblem& p) { launch_fp8_width(192, p); }
 void launch_bias_gelu_64(const GemmProblem& p) { launch_bias_gelu_width(64, p); }
 void launch_bias_gelu_128(const GemmProblem& p) { launch_bias_gelu_width(128, p); }
 void launch_bias_gelu_192(const GemmProblem& p) { launch_bias_gelu_width(192, p); }
+void launch_scales_tma_64(const GemmProblem& p) { launch_scales_width(64, p); }
 #endif  // FP8_TEMPLATES_ONLY
