@@ -6,8 +6,8 @@
 // tiles, as many SMs streaming Bᵀ of 132, and at N = 2112 a 256-wide tile leaves a last column
 // of tiles three-quarters empty. The menu is the widths one wgmma m64nN covers with a whole
 // number of 64-column store bands: N = 256, 192, 128, 64 (4, 4, 6 and 8 stages: kEpiStages);
-// for step 6, 128 and 64 (5 and 7 stages), since its two accumulators of a wider tile would not
-// fit in registers. No rule ranks them first: they are few enough to time them all
+// for step 6, 128 and 64 (5 and 7 stages): the widths whose columns lie in one 128-wide Bᵀ
+// scale block, which its promotion assumes (one Bᵀ scale a K tile). No rule ranks them first: they are few enough to time them all
 // (Timer::time_interleaved, the L2 flushed before each run, five runs each), and the fastest is
 // kept for the rest of the process.
 // Every width is verified on its own at every test shape (--kernel sweep: fp8_64, fp8_128,
@@ -40,8 +40,8 @@
 
 constexpr int kWidths[] = {256, 192, 128, 64};  // the menu, steps 2 and 3's own width first
 constexpr int kWidthCount = sizeof(kWidths) / sizeof(kWidths[0]);
-// Step 6's menu: its own 128 and 64. Wider would need part and acc of 96 or 128 floats each
-// beside the scales (over the consumers' 232 registers); 64 columns lie in one Bᵀ scale block.
+// Step 6's menu: its own 128 and 64, the widths whose columns lie in one 128-wide Bᵀ scale
+// block (192 or 256 columns would span two, and need two Bᵀ scales a K tile).
 constexpr int kScaleWidths[] = {128, 64};
 constexpr int kScaleWidthCount = sizeof(kScaleWidths) / sizeof(kScaleWidths[0]);
 
