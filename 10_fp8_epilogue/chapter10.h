@@ -56,6 +56,8 @@ void launch_bias_gelu_128(const GemmProblem& p);
 void launch_bias_gelu_192(const GemmProblem& p);
 void launch_scales_tuned(const GemmProblem& p);     // step 7: step 6 at the width timed fastest
 void launch_scales_tma_64(const GemmProblem& p);    // step 6 at BN = 64 (sweep; step 7's menu)
+void launch_tall(const GemmProblem& p);          // step 8: step 6 on a 256 x 128 tile
+void launch_tall_tuned(const GemmProblem& p);    // step 8: the tall tile on step 7's menu
 void launch_cluster(const GemmProblem& p);       // experiment: step 6 in clusters of two
 void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
 void launch_ex_block_promote(const GemmProblem& p);  // the exercise (exercises/block_promote.cuh)

@@ -15,6 +15,8 @@
 //   steps/7_tuned_width.cuh   fp8_tuned, bias_gelu_tuned, scales_tuned: steps 3, 2 and 6 at
 //                             the width (256, 192, 128 or 64; step 6: 128 or 64) measured
 //                             fastest on the shape's first call
+//   steps/8_tall_tile.cuh     tall: step 6 on a 256 x 128 tile, two 64-row slabs a consumer
+//                             warpgroup; tall_tuned: the tall tile on step 7's menu for step 6
 // and the experiments (not steps: no faster than step 6; NOTES.md):
 //   experiments/cluster.cuh   cluster: step 6 in clusters of two blocks sharing each Bᵀ tile
 //   experiments/two_parts.cuh two_parts: step 6 with two part accumulators, the adds overlapped
@@ -22,4 +24,4 @@
 #include "10_fp8_epilogue/chapter10.h"
 #include "10_fp8_epilogue/experiments/cluster.cuh"
 #include "10_fp8_epilogue/experiments/two_parts.cuh"
-#include "10_fp8_epilogue/steps/7_tuned_width.cuh"
+#include "10_fp8_epilogue/steps/8_tall_tile.cuh"

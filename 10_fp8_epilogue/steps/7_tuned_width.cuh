@@ -7,9 +7,9 @@
 // of tiles three-quarters empty. The menu is the widths one wgmma m64nN covers with a whole
 // number of 64-column store bands: N = 256, 192, 128, 64 (4, 4, 6 and 8 stages: kEpiStages);
 // for step 6, 128 and 64 (5 and 7 stages): the widths whose columns lie in one 128-wide Bᵀ
-// scale block, which its promotion assumes (one Bᵀ scale a K tile). No rule ranks them first: they are few enough to time them all
-// (Timer::time_interleaved, the L2 flushed before each run, five runs each), and the fastest is
-// kept for the rest of the process.
+// scale block, which its promotion assumes (one Bᵀ scale a K tile). No rule ranks them first:
+// they are few enough to time them all (Timer::time_interleaved, the L2 flushed before each
+// run, five runs each), and the fastest is kept for the rest of the process.
 // Every width is verified on its own at every test shape (--kernel sweep: fp8_64, fp8_128,
 // fp8_192, bias_gelu_64, bias_gelu_128, bias_gelu_192, scales_tma_64). On a shape's first call
 // the candidates write D before the chosen width does, so that check alone could not see an
@@ -73,11 +73,12 @@ void launch_scales_width(int BN, const GemmProblem& p) {
 
 // The width for this shape, timed on its first call (each candidate writes D; the caller runs
 // the chosen one after); one map per kernel (`chosen`). One line on stderr says what was timed
-// and chosen.
+// and chosen (each entry as 128xBN, or as its label where step 8 gives labels).
 using WidthLauncher = void (*)(int BN, const GemmProblem& p);
 using WidthChoices = std::map<std::tuple<int, int, int>, int>;  // (M, N, K) -> BN
 int tuned_width(const char* name, WidthLauncher launch, WidthChoices& chosen,
-                const GemmProblem& p, const int* widths = kWidths, int count = kWidthCount) {
+                const GemmProblem& p, const int* widths = kWidths, int count = kWidthCount,
+                const char* const* labels = nullptr) {
   const auto key = std::make_tuple(p.M, p.N, p.K);
   const auto it = chosen.find(key);
   if (it != chosen.end()) return it->second;
@@ -91,9 +92,13 @@ int tuned_width(const char* name, WidthLauncher launch, WidthChoices& chosen,
   for (int i = 1; i < count; ++i)
     if (t[i].median_ms < t[best].median_ms) best = i;
   std::fprintf(stderr, "%s: %dx%dx%d:", name, p.M, p.N, p.K);
-  for (int i = 0; i < count; ++i)
-    std::fprintf(stderr, " 128x%d %.4f ms%s", widths[i], t[i].median_ms,
-                 i == best ? " (chosen)" : "");
+  for (int i = 0; i < count; ++i) {
+    if (labels)
+      std::fprintf(stderr, " %s", labels[i]);
+    else
+      std::fprintf(stderr, " 128x%d", widths[i]);
+    std::fprintf(stderr, " %.4f ms%s", t[i].median_ms, i == best ? " (chosen)" : "");
+  }
   std::fprintf(stderr, "\n");
   return chosen[key] = widths[best];
 }
