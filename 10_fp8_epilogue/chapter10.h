@@ -58,6 +58,7 @@ void launch_scales_tuned(const GemmProblem& p);     // step 7: step 6 at the wid
 void launch_scales_tma_64(const GemmProblem& p);    // step 6 at BN = 64 (sweep; step 7's menu)
 void launch_tall(const GemmProblem& p);          // step 8: step 6 on a 256 x 128 tile
 void launch_tall_tuned(const GemmProblem& p);    // step 8: the tall tile on step 7's menu
+void launch_split_tuned(const GemmProblem& p);   // step 9: K split where the tiles are few
 void launch_cluster(const GemmProblem& p);       // experiment: step 6 in clusters of two
 void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
 void launch_ex_block_promote(const GemmProblem& p);  // the exercise (exercises/block_promote.cuh)

@@ -63,6 +63,8 @@ int main(int argc, char** argv) {
       {"tall", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_tall, {}, Role::kStep,
        "lt_fp8_block"},
       {"tall_tuned", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_tall_tuned, {},
+       Role::kStep, "lt_fp8_block"},
+      {"split_tuned", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_split_tuned, {},
        Role::kBest, "lt_fp8_block"},
       {"cluster", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_cluster, {},
        Role::kSweep, "lt_fp8_block"},
