@@ -3,9 +3,9 @@
 // runs a K tile's wgmma for one slab into `part`, waits, promotes into that slab's accumulator,
 // then the same for the other slab. Its registers: two accumulators and one part, 192 floats of
 // its 232. A stage holds 256 rows of A beside the same 128 rows of Bᵀ, so each Bᵀ tile that TMA
-// brings in feeds twice the rows, and one K tile's full-barrier wait, scale reads and release
-// serve twice the math: per output element, half the Bᵀ bytes through L2 and half the
-// per-K-tile work that is not math. Stages: 3 of 48 KiB (step 6 had 5 of 32 KiB).
+// brings in feeds twice the rows (per output element, half the Bᵀ bytes through L2), and one
+// K tile's full-barrier wait and release serve twice the math; the promotion's FFMA per output
+// element stay as many. Stages: 3 of 48 KiB (step 6 had 5 of 32 KiB).
 // What it costs: twice the rows per tile, so half the tiles: at 4096 x 2112 that is 272 tiles,
 // 2.06 waves of 132 (step 6: 544, 4.12 waves), and at 128 rows half of every tile is empty.
 // tall_tuned therefore puts the tall tile on step 7's menu for step 6 (256 x 128, 128 x 128,

@@ -7,9 +7,9 @@
 // SMs, into as many slices as the SMs hold (each at least kSplitMinKTiles K tiles); elsewhere
 // tall_tuned (step 8). The slices keep step 6's promotion: a slice boundary is a K-tile
 // boundary, so each K block's scales apply as before.
-// Chapter 06's split-K and chapter 09's split last wave do the same for BF16; cuBLASLt splits
-// K here too (its `splitKreduce_kernel`, NOTES.md); CUTLASS's counterpart is its split-K /
-// Stream-K tile schedulers.
+// Chapter 06's split-K and chapter 09's split last wave do the same for BF16; cuBLASLt splits K
+// at small M too (its `splitKreduce_kernel` at 128×7168×16384, NOTES.md); CUTLASS's
+// counterparts are its split-K and Stream-K tile schedulers.
 //
 //   ./build/10_fp8_epilogue/fp8_epilogue --kernel split_tuned,tall_tuned --shapes 256x256x65536
 //   tools/steps.py diff split_tuned       # against steps/6_scales_tma.cuh
