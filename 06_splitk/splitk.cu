@@ -40,10 +40,5 @@ void launch_splitk_reduce(int M, int N, int S, const float* ws, float* C) {
 
 float* splitk_workspace(size_t bytes) {
   static DeviceBuffer<char> ws;
-  if (bytes > ws.bytes()) {
-    CUDA_CHECK(cudaDeviceSynchronize());  // the old workspace may still be in use
-    ws = DeviceBuffer<char>();
-    ws = DeviceBuffer<char>(bytes);
-  }
-  return reinterpret_cast<float*>(ws.get());
+  return reinterpret_cast<float*>(ws.reserve(bytes));
 }

@@ -29,6 +29,17 @@ class DeviceBuffer {
     return *this;
   }
   T* get() const { return p_; }
+  // A kept workspace: at least n elements, the array kept while it is large enough, so a timed
+  // call allocates nothing once the buffer has grown. Growing waits for the device first (the
+  // old array may still be in use) and does not keep the contents.
+  T* reserve(size_t n) {
+    if (n > n_) {
+      CUDA_CHECK(cudaDeviceSynchronize());
+      *this = DeviceBuffer();
+      *this = DeviceBuffer(n);
+    }
+    return p_;
+  }
   size_t size() const { return n_; }
   size_t bytes() const { return n_ * sizeof(T); }
 

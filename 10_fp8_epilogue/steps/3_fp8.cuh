@@ -151,13 +151,9 @@ inline void pad_e4m3_if_unaligned(int M, int N, int& K, const uint8_t*& A, const
   const int rows[2] = {M, N};
   for (int w = 0; w < 2; ++w) {
     const size_t need = size_t(rows[w]) * Kp;
-    if (need > buf[w].size()) {
-      CUDA_CHECK(cudaDeviceSynchronize());  // the old buffer may still be in use
-      buf[w] = DeviceBuffer<uint8_t>();
-      buf[w] = DeviceBuffer<uint8_t>(need);
-    }
+    uint8_t* padded = buf[w].reserve(need);
     const int64_t blocks = std::min<int64_t>((int64_t(need) + 255) / 256, 65535);
-    pad_rows_e4m3_kernel<<<unsigned(blocks), 256>>>(src[w], rows[w], K, Kp, buf[w].get());
+    pad_rows_e4m3_kernel<<<unsigned(blocks), 256>>>(src[w], rows[w], K, Kp, padded);
     CUDA_CHECK_LAUNCH();
   }
   A = buf[0].get();

@@ -167,16 +167,11 @@ inline const CUtensorMap* a_scale_map(const float* a_dq, int M, int K) {
     return scale_map(a_dq, KB, M, M, kWsBM);
   static DeviceBuffer<float> buf;
   const int ld = (M + 3) / 4 * 4;
-  const size_t need = size_t(KB) * ld;
-  if (need > buf.size()) {
-    CUDA_CHECK(cudaDeviceSynchronize());  // the old buffer may still be in use
-    buf = DeviceBuffer<float>();
-    buf = DeviceBuffer<float>(need);
-  }
+  float* padded = buf.reserve(size_t(KB) * ld);
   const int64_t blocks = std::min<int64_t>((int64_t(KB) * M + 255) / 256, 65535);
-  pad_a_scales_kernel<<<unsigned(blocks), 256>>>(a_dq, M, KB, ld, buf.get());
+  pad_a_scales_kernel<<<unsigned(blocks), 256>>>(a_dq, M, KB, ld, padded);
   CUDA_CHECK_LAUNCH();
-  return scale_map(buf.get(), KB, M, ld, kWsBM);
+  return scale_map(padded, KB, M, ld, kWsBM);
 }
 // Bᵀ's: rows of b_scale_ld(K) floats (a multiple of 4 by construction), boxes of 4.
 inline const CUtensorMap* b_scale_map(const float* b_dq, int N, int K) {

@@ -182,7 +182,9 @@ void launch_tall_menu(int entry, const GemmProblem& p) {
 }
 void launch_tall_tuned(const GemmProblem& p) {
   static WidthChoices chosen;
-  launch_tall_menu(tuned_width("tall_tuned", launch_tall_menu, chosen, p, kTallMenu, 3,
+  constexpr int kCount = sizeof(kTallMenu) / sizeof(kTallMenu[0]);
+  static_assert(kCount == sizeof(kTallMenuLabels) / sizeof(kTallMenuLabels[0]), "a label each");
+  launch_tall_menu(tuned_width("tall_tuned", launch_tall_menu, chosen, p, kTallMenu, kCount,
                                kTallMenuLabels),
                    p);
 }

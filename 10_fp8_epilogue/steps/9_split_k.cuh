@@ -157,21 +157,16 @@ void launch_split_tuned(const GemmProblem& p) {
   const CUtensorMap* tb = e4m3_map(qBt, p.N, K, kPromBN);
   const CUtensorMap* tsa = a_scale_map(p.a_dq_blk, p.M, p.K);
   const CUtensorMap* tsb = b_scale_map(p.b_dq_blk, p.N, p.K);
-  static DeviceBuffer<float> ws;  // the planes: splits x M x N floats, grown when needed
-  const size_t need = size_t(splits) * p.M * p.N;
-  if (need > ws.size()) {
-    CUDA_CHECK(cudaDeviceSynchronize());  // the old buffer may still be in use
-    ws = DeviceBuffer<float>();
-    ws = DeviceBuffer<float>(need);
-  }
+  static DeviceBuffer<float> planes;  // splits x M x N floats, kept
+  float* ws = planes.reserve(size_t(splits) * p.M * p.N);
   const int grid = std::min(tiles * splits, sms);
   constexpr int kSmem = kTsSmemOf<kPromBN>;
   split_k_kernel<<<grid, 3 * kWarpgroup, kSmem>>>(
-      *ta, *tb, *tsa, *tsb, p.M, p.N, p.K, splits, k_per_split, ws.get(), 16);
+      *ta, *tb, *tsa, *tsb, p.M, p.N, p.K, splits, k_per_split, ws, 16);
   CUDA_CHECK_LAUNCH();
   const AlphaBeta epi{p.alpha, p.beta, p.C, p.M, p.N};
   const int64_t blocks = std::min<int64_t>((int64_t(p.M) * p.N + 255) / 256, 4 * sms);
-  split_k_sum_kernel<<<unsigned(blocks), 256>>>(ws.get(), splits, p.M, p.N, epi, p.D);
+  split_k_sum_kernel<<<unsigned(blocks), 256>>>(ws, splits, p.M, p.N, epi, p.D);
   CUDA_CHECK_LAUNCH();
 }
 #endif  // FP8_TEMPLATES_ONLY

@@ -34,12 +34,7 @@ __global__ void pad_rows_kernel(const __nv_bfloat16* __restrict__ X, int64_t row
 // The padded copies of A and Bᵀ: grown when needed and kept, so a timed call allocates nothing.
 __nv_bfloat16* pad_buffer(int which, size_t elems) {
   static DeviceBuffer<__nv_bfloat16> buf[2];
-  if (elems > buf[which].size()) {
-    CUDA_CHECK(cudaDeviceSynchronize());  // the old buffer may still be in use
-    buf[which] = DeviceBuffer<__nv_bfloat16>();
-    buf[which] = DeviceBuffer<__nv_bfloat16>(elems);
-  }
-  return buf[which].get();
+  return buf[which].reserve(elems);
 }
 
 }  // namespace
