@@ -61,6 +61,4 @@ void launch_tall_tuned(const GemmProblem& p);    // step 8: the tall tile on ste
 void launch_split_tuned(const GemmProblem& p);   // step 9: K split where the tiles are few
 void launch_cluster(const GemmProblem& p);       // experiment: step 6 in clusters of two
 void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
-void launch_fp8_multicast(const GemmProblem& p);  // experiment: step 3 in clusters of two
-void launch_bias_gelu_multicast(const GemmProblem& p);  // the same, step 2
 void launch_ex_block_promote(const GemmProblem& p);  // the exercise (exercises/block_promote.cuh)

@@ -22,11 +22,8 @@
 // and the experiments (not steps: no faster than step 6; NOTES.md):
 //   experiments/cluster.cuh   cluster: step 6 in clusters of two blocks sharing each Bᵀ tile
 //   experiments/two_parts.cuh two_parts: step 6 with two part accumulators, the adds overlapped
-//   experiments/multicast.cuh fp8_multicast, bias_gelu_multicast: steps 3 and 2 in clusters of
-//                             two blocks sharing each Bᵀ tile (TMA multicast)
 // Explanation and measurements: 10_fp8_epilogue/README.md
 #include "10_fp8_epilogue/chapter10.h"
 #include "10_fp8_epilogue/experiments/cluster.cuh"
-#include "10_fp8_epilogue/experiments/multicast.cuh"
 #include "10_fp8_epilogue/experiments/two_parts.cuh"
 #include "10_fp8_epilogue/steps/9_split_k.cuh"

@@ -70,10 +70,6 @@ int main(int argc, char** argv) {
        Role::kSweep, "lt_fp8_block"},
       {"two_parts", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_two_parts, {},
        Role::kSweep, "lt_fp8_block"},
-      {"fp8_multicast", O::kFp8Tensor, E::kAlphaBeta, A::kFp8Fast, launch_fp8_multicast, {},
-       Role::kSweep, "lt_fp8"},
-      {"bias_gelu_multicast", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_multicast, {},
-       Role::kSweep, "lt_bias_gelu"},
       // Yours to write (exercises/block_promote.cuh): --kernel ex_block_promote.
       {"ex_block_promote", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_ex_block_promote,
        {}, Role::kExercise, "lt_fp8"},
