@@ -61,8 +61,4 @@ void launch_tall_tuned(const GemmProblem& p);    // step 8: the tall tile on ste
 void launch_split_tuned(const GemmProblem& p);   // step 9: K split where the tiles are few
 void launch_cluster(const GemmProblem& p);       // experiment: step 6 in clusters of two
 void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
-void launch_fp8_trace(const GemmProblem& p);
-void launch_bias_gelu_trace(const GemmProblem& p);
-void launch_fp8_bands(const GemmProblem& p);
-void launch_bias_gelu_bands(const GemmProblem& p);
 void launch_ex_block_promote(const GemmProblem& p);  // the exercise (exercises/block_promote.cuh)

@@ -25,6 +25,5 @@
 // Explanation and measurements: 10_fp8_epilogue/README.md
 #include "10_fp8_epilogue/chapter10.h"
 #include "10_fp8_epilogue/experiments/cluster.cuh"
-#include "10_fp8_epilogue/experiments/trace.cuh"
 #include "10_fp8_epilogue/experiments/two_parts.cuh"
 #include "10_fp8_epilogue/steps/9_split_k.cuh"
