@@ -59,6 +59,20 @@ void launch_scales_tma_64(const GemmProblem& p);    // step 6 at BN = 64 (sweep;
 void launch_tall(const GemmProblem& p);          // step 8: step 6 on a 256 x 128 tile
 void launch_tall_tuned(const GemmProblem& p);    // step 8: the tall tile on step 7's menu
 void launch_split_tuned(const GemmProblem& p);   // step 9: K split where the tiles are few
+void launch_fp8_straight(const GemmProblem& p);        // step 10: step 7's fp8_tuned, straight
+void launch_bias_gelu_straight(const GemmProblem& p);  //   epilogue (no branch per element);
+void launch_block_straight(const GemmProblem& p);      //   block: step 9's rule, step 8's menu
+void launch_fp8_straight_256(const GemmProblem& p);    // step 10's menus alone (sweep)
+void launch_fp8_straight_192(const GemmProblem& p);
+void launch_fp8_straight_128(const GemmProblem& p);
+void launch_fp8_straight_64(const GemmProblem& p);
+void launch_bias_gelu_straight_256(const GemmProblem& p);
+void launch_bias_gelu_straight_192(const GemmProblem& p);
+void launch_bias_gelu_straight_128(const GemmProblem& p);
+void launch_bias_gelu_straight_64(const GemmProblem& p);
+void launch_block_straight_256(const GemmProblem& p);
+void launch_block_straight_128(const GemmProblem& p);
+void launch_block_straight_64(const GemmProblem& p);
 void launch_cluster(const GemmProblem& p);       // experiment: step 6 in clusters of two
 void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
 void launch_ex_block_promote(const GemmProblem& p);  // the exercise (exercises/block_promote.cuh)

@@ -13,6 +13,8 @@
 // collectives (cutlass/epilogue/collective/sm90_epilogue_tma_warpspecialized.hpp).
 #pragma once
 
+#include <type_traits>
+
 #include "10_fp8_epilogue/fp8_gemm.h"
 #include "shared/hopper/hopper_device.cuh"
 #include "shared/hopper/tma_host.cuh"  // tensor_map_2d, opt_in
@@ -30,19 +32,24 @@ constexpr int kEpiBytes = 8 * kEpiBandsPerWarp * kBandBf16Bytes;  // 8 consumer 
 // is D's tensor map with boxes of (64, 16); otherwise each lane stores its own elements, masked.
 // bands: this warp's kBands bands (1024-byte aligned; two, unless a kernel needs the room);
 // `next_band` counts the warp's bands over all its tiles (the one to fill next).
-template <int BN, class Epi, int kBands = kEpiBandsPerWarp>
-__device__ __forceinline__ void store_tile_bf16(const float (&acc)[BN / 2], const Epi& epi,
-                                                int m0, int n0, int M, int N, bool tma,
-                                                const CUtensorMap* tm_d, __nv_bfloat16* D,
-                                                uint32_t bands, int& next_band) {
+// kPlain (step 10): the path is known before the loop: TMA stores, and the functor's plain form
+// (epi.plain(acc, column, i): no C, no row or column index), so the unrolled loop below holds no
+// branch. Otherwise (steps 1-9) `tma` and the functor's own tests (C read or not, inside the
+// matrix or not) are decided per element, inside the unrolled loop.
+template <int BN, class Epi, int kBands, bool kPlain>
+__device__ __forceinline__ void store_bands(const float (&acc)[BN / 2], const Epi& epi, int m0,
+                                            int n0, int M, int N, bool tma,
+                                            const CUtensorMap* tm_d, __nv_bfloat16* D,
+                                            uint32_t bands, int& next_band) {
   const int t = threadIdx.x % kWarpgroup, lane = t % 32, w = t / 32;
+  const bool by_tma = kPlain || tma;  // kPlain: the caller checked tma
   typename Epi::Column cols[BN / 8];  // the thread's column pairs: n0 + 8 j + 2 (lane % 4)
 #pragma unroll
   for (int j = 0; j < BN / 8; ++j) cols[j] = epi.column(n0 + 8 * j + 2 * (lane % 4));
 #pragma unroll
   for (int c = 0; c < BN / kBandBf16Cols; ++c) {
     const uint32_t band = bands + next_band * kBandBf16Bytes;
-    if (tma) {
+    if (by_tma) {
       // The band's last store (kBands bands ago) has read it: at most the others' are pending.
       if (lane == 0) bulk_wait_group_read<kBands - 1>();
       __syncwarp();
@@ -54,8 +61,15 @@ __device__ __forceinline__ void store_tile_bf16(const float (&acc)[BN / 2], cons
         const int j = c * kBandBf16Cols / 8 + jj, r = 4 * j + 2 * h;  // the register pair
         const int row = lane / 4 + 8 * h, col = 8 * jj + 2 * (lane % 4);  // in the band
         const int m = m0 + 16 * w + row, n = n0 + c * kBandBf16Cols + col;
-        const float v0 = epi(acc[r], m, n, cols[j], 0), v1 = epi(acc[r + 1], m, n + 1, cols[j], 1);
-        if (tma) {
+        float v0, v1;
+        if constexpr (kPlain) {
+          v0 = epi.plain(acc[r], cols[j], 0);
+          v1 = epi.plain(acc[r + 1], cols[j], 1);
+        } else {
+          v0 = epi(acc[r], m, n, cols[j], 0);
+          v1 = epi(acc[r + 1], m, n + 1, cols[j], 1);
+        }
+        if (by_tma) {
           const __nv_bfloat162 pair = __floats2bfloat162_rn(v0, v1);
           asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(band + swizzle128_offset(row, col)),
                        "r"(*reinterpret_cast<const uint32_t*>(&pair)));
@@ -64,7 +78,7 @@ __device__ __forceinline__ void store_tile_bf16(const float (&acc)[BN / 2], cons
           if (n + 1 < N) D[int64_t(m) * N + n + 1] = __float2bfloat16_rn(v1);
         }
       }
-    if (tma) {
+    if (by_tma) {
       fence_proxy_async();  // this lane's writes to the band are visible to TMA (async proxy)
       __syncwarp();         // every lane's are, before lane 0 starts the copy
       if (lane == 0) {
@@ -74,6 +88,29 @@ __device__ __forceinline__ void store_tile_bf16(const float (&acc)[BN / 2], cons
       next_band = (next_band + 1) % kBands;
     }
   }
+}
+
+// --- Step 10: the loop chosen once a tile ----------------------------------------------------
+// A functor that marks itself straight (step 10: `static constexpr bool kStraight = true`, with
+// reads_c() and plain()) takes the branch-free loop wherever D is stored by TMA and C is not read.
+template <class Epi, class = void>
+struct IsStraight : std::false_type {};
+template <class Epi>
+struct IsStraight<Epi, std::void_t<decltype(Epi::kStraight)>>
+    : std::integral_constant<bool, Epi::kStraight> {};
+
+template <int BN, class Epi, int kBands = kEpiBandsPerWarp>
+__device__ __forceinline__ void store_tile_bf16(const float (&acc)[BN / 2], const Epi& epi,
+                                                int m0, int n0, int M, int N, bool tma,
+                                                const CUtensorMap* tm_d, __nv_bfloat16* D,
+                                                uint32_t bands, int& next_band) {
+  if constexpr (IsStraight<Epi>::value) {
+    if (tma && !epi.reads_c()) {  // uniform: one branch a tile, outside the loop
+      store_bands<BN, Epi, kBands, true>(acc, epi, m0, n0, M, N, tma, tm_d, D, bands, next_band);
+      return;
+    }
+  }
+  store_bands<BN, Epi, kBands, false>(acc, epi, m0, n0, M, N, tma, tm_d, D, bands, next_band);
 }
 
 // Before the block ends: its stores have read shared memory and written D.

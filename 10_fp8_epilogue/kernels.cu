@@ -19,6 +19,8 @@
 //                             warpgroup; tall_tuned: the tall tile on step 7's menu for step 6
 //   steps/9_split_k.cuh       split_tuned: step 6's kernel with K split in slices where the
 //                             tiles are few, the slices added by a second kernel; else step 8
+//   steps/10_straight.cuh     fp8_straight, bias_gelu_straight, block_straight: steps 7-9 with
+//                             the epilogue's uniform branches taken once a tile, out of its loop
 // and the experiments (not steps: no faster than step 6; NOTES.md):
 //   experiments/cluster.cuh   cluster: step 6 in clusters of two blocks sharing each Bᵀ tile
 //   experiments/two_parts.cuh two_parts: step 6 with two part accumulators, the adds overlapped
@@ -26,4 +28,4 @@
 #include "10_fp8_epilogue/chapter10.h"
 #include "10_fp8_epilogue/experiments/cluster.cuh"
 #include "10_fp8_epilogue/experiments/two_parts.cuh"
-#include "10_fp8_epilogue/steps/9_split_k.cuh"
+#include "10_fp8_epilogue/steps/10_straight.cuh"

@@ -45,8 +45,9 @@ constexpr int kWidthCount = sizeof(kWidths) / sizeof(kWidths[0]);
 constexpr int kScaleWidths[] = {128, 64};
 constexpr int kScaleWidthCount = sizeof(kScaleWidths) / sizeof(kScaleWidths[0]);
 
-void launch_fp8_width(int BN, const GemmProblem& p) {
-  const AlphaBeta epi{p.alpha, p.beta, p.C, p.M, p.N};
+// A width's launch with the epilogue functor given (step 10 passes its straight functors).
+template <class Epi>
+void launch_fp8_width_with(int BN, const GemmProblem& p, const Epi& epi) {
   switch (BN) {
     case 256: return launch_fp8_with<256>(p, epi);
     case 192: return launch_fp8_with<192>(p, epi);
@@ -54,9 +55,8 @@ void launch_fp8_width(int BN, const GemmProblem& p) {
     default: return launch_fp8_with<64>(p, epi);
   }
 }
-
-void launch_bias_gelu_width(int BN, const GemmProblem& p) {
-  const BiasGelu epi{{p.alpha, p.beta, p.C, p.M, p.N}, p.bias};
+template <class Epi>
+void launch_bias_gelu_width_with(int BN, const GemmProblem& p, const Epi& epi) {
   switch (BN) {
     case 256: return launch_bf16_out_with<256>(p, epi);
     case 192: return launch_bf16_out_with<192>(p, epi);
@@ -64,11 +64,20 @@ void launch_bias_gelu_width(int BN, const GemmProblem& p) {
     default: return launch_bf16_out_with<64>(p, epi);
   }
 }
-
-void launch_scales_width(int BN, const GemmProblem& p) {
-  const AlphaBeta epi{p.alpha, p.beta, p.C, p.M, p.N};
+template <class Epi>
+void launch_scales_width_with(int BN, const GemmProblem& p, const Epi& epi) {
   if (BN == 128) return launch_scales_tma_with<128>(p, epi);
   return launch_scales_tma_with<64>(p, epi);
+}
+
+void launch_fp8_width(int BN, const GemmProblem& p) {
+  launch_fp8_width_with(BN, p, AlphaBeta{p.alpha, p.beta, p.C, p.M, p.N});
+}
+void launch_bias_gelu_width(int BN, const GemmProblem& p) {
+  launch_bias_gelu_width_with(BN, p, BiasGelu{{p.alpha, p.beta, p.C, p.M, p.N}, p.bias});
+}
+void launch_scales_width(int BN, const GemmProblem& p) {
+  launch_scales_width_with(BN, p, AlphaBeta{p.alpha, p.beta, p.C, p.M, p.N});
 }
 
 // The width for this shape, timed on its first call (each candidate writes D; the caller runs

@@ -176,16 +176,21 @@ void launch_tall(const GemmProblem& p) {
 // 128 x 64 (launch_scales_width).
 constexpr int kTallMenu[] = {256, 128, 64};  // 256: the tall tile; else step 6 at that width
 constexpr const char* kTallMenuLabels[] = {"256x128", "128x128", "128x64"};
+constexpr int kTallMenuCount = sizeof(kTallMenu) / sizeof(kTallMenu[0]);
+static_assert(kTallMenuCount == sizeof(kTallMenuLabels) / sizeof(kTallMenuLabels[0]),
+              "a label each");
+template <class Epi>
+void launch_tall_menu_with(int entry, const GemmProblem& p, const Epi& epi) {
+  if (entry == 256) return launch_tall_with(p, epi);
+  launch_scales_width_with(entry, p, epi);
+}
 void launch_tall_menu(int entry, const GemmProblem& p) {
-  if (entry == 256) return launch_tall(p);
-  launch_scales_width(entry, p);
+  launch_tall_menu_with(entry, p, AlphaBeta{p.alpha, p.beta, p.C, p.M, p.N});
 }
 void launch_tall_tuned(const GemmProblem& p) {
   static WidthChoices chosen;
-  constexpr int kCount = sizeof(kTallMenu) / sizeof(kTallMenu[0]);
-  static_assert(kCount == sizeof(kTallMenuLabels) / sizeof(kTallMenuLabels[0]), "a label each");
-  launch_tall_menu(tuned_width("tall_tuned", launch_tall_menu, chosen, p, kTallMenu, kCount,
-                               kTallMenuLabels),
+  launch_tall_menu(tuned_width("tall_tuned", launch_tall_menu, chosen, p, kTallMenu,
+                               kTallMenuCount, kTallMenuLabels),
                    p);
 }
 #endif  // FP8_TEMPLATES_ONLY

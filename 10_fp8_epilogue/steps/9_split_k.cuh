@@ -141,11 +141,19 @@ __global__ void split_k_sum_kernel(const float* __restrict__ ws, int splits, int
 }
 
 #ifndef FP8_TEMPLATES_ONLY
+// The rule: the slices K is split into, or 0 where step 8 runs the shape instead.
+int split_k_slices(const GemmProblem& p) {
+  const int tiles = ((p.M + kWsBM - 1) / kWsBM) * ((p.N + kPromBN - 1) / kPromBN);
+  const int k_tiles = (p.K + kFp8BK - 1) / kFp8BK;
+  const int want = std::min(device_sm_count() / tiles, k_tiles / kSplitMinKTiles);
+  return want < 4 ? 0 : want;  // enough tiles (or too little K): no split
+}
+
 void launch_split_tuned(const GemmProblem& p) {
+  const int want = split_k_slices(p);
+  if (want == 0) return launch_tall_tuned(p);  // step 8
   const int tiles = ((p.M + kWsBM - 1) / kWsBM) * ((p.N + kPromBN - 1) / kPromBN);
   const int k_tiles = (p.K + kFp8BK - 1) / kFp8BK, sms = device_sm_count();
-  const int want = std::min(sms / tiles, k_tiles / kSplitMinKTiles);
-  if (want < 4) return launch_tall_tuned(p);  // enough tiles (or too little K): step 8
   const int k_per_split = (k_tiles + want - 1) / want;
   const int splits = (k_tiles + k_per_split - 1) / k_per_split;  // each slice non-empty
   int K = p.K;
