@@ -75,6 +75,4 @@ void launch_block_straight_128(const GemmProblem& p);
 void launch_block_straight_64(const GemmProblem& p);
 void launch_cluster(const GemmProblem& p);       // experiment: step 6 in clusters of two
 void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
-void launch_fp8_pingpong(const GemmProblem& p);
-void launch_bias_gelu_pingpong(const GemmProblem& p);
 void launch_ex_block_promote(const GemmProblem& p);  // the exercise (exercises/block_promote.cuh)

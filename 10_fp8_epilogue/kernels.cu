@@ -29,4 +29,3 @@
 #include "10_fp8_epilogue/experiments/cluster.cuh"
 #include "10_fp8_epilogue/experiments/two_parts.cuh"
 #include "10_fp8_epilogue/steps/10_straight.cuh"
-#include "10_fp8_epilogue/experiments/pingpong.cuh"
