@@ -21,6 +21,8 @@
 //                             tiles are few, the slices added by a second kernel; else step 8
 //   steps/10_straight.cuh     fp8_straight, bias_gelu_straight, block_straight: steps 7-9 with
 //                             the epilogue's uniform branches taken once a tile, out of its loop
+//   steps/11_split_wave.cuh   block_wave: step 10's block_straight with step 8's tile on chapter
+//                             09's schedule, the last partial wave split in K
 // and the experiments (not steps: no faster than step 6; NOTES.md):
 //   experiments/cluster.cuh   cluster: step 6 in clusters of two blocks sharing each Bᵀ tile
 //   experiments/two_parts.cuh two_parts: step 6 with two part accumulators, the adds overlapped
@@ -28,4 +30,4 @@
 #include "10_fp8_epilogue/chapter10.h"
 #include "10_fp8_epilogue/experiments/cluster.cuh"
 #include "10_fp8_epilogue/experiments/two_parts.cuh"
-#include "10_fp8_epilogue/steps/10_straight.cuh"
+#include "10_fp8_epilogue/steps/11_split_wave.cuh"
