@@ -31,8 +31,8 @@
 // 4, so in registers order acc[4 i] would sit at an even register, as part[4 i] does (the wgmma
 // result, from R24): every promotion FFMA (acc += part * scale) would then read two registers of
 // the same bank, and did (128 of 128 in the K loop, cuobjdump: the kernel 10 % slower than step
-// 8's at 4096^3). Swapped, acc[i] and part[i] fall in different banks (0 of 128; 7 % slower:
-// NOTES.md, "Step 11").
+// 8's at 4096^3). Swapped, acc[i] and part[i] fall in different banks (0 of 128; about 4 %
+// slower: NOTES.md, "Step 11").
 struct TallVec {
   static constexpr int kVecs = kTallBM * kPromBN / 4;  // float4 in a partial tile: 8192
   __host__ __device__ static constexpr int row(int q) {
@@ -191,7 +191,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       for (int kt = u.k_begin; kt < u.k_end; kt += u.k_step, ++it) {
         const int s = it % S;
         mbar_wait(full0 + 8 * s, (it / S) & 1);  // the tiles and scales of this K tile landed
-        // The multipliers of this K block for the thread's four rows (Bᵀ's is float kt % 4 of
+        // The multipliers of this K block for the thread's four rows (Bᵀ's is float kt & 3 of
         // the four copied), read while nothing waits for them: the wgmma below do not use them.
         const uint32_t sc_at = scales0 + s * kTallScaleBytes;
         float sa[4], sb;  // rows row_lo, +8, +64, +72
@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
           asm volatile("ld.shared.f32 %0, [%1];\n"
                        : "=f"(sa[r])
                        : "r"(sc_at + 4 * (row_lo + 8 * (r % 2) + 64 * (r / 2))));
-        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(sb) : "r"(sc_at + 4 * (BM + kt % 4)));
+        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(sb) : "r"(sc_at + 4 * (BM + (kt & 3))));
         const uint32_t b_tile = base + s * kStage + kABytes;
 #pragma unroll
         for (int slab = 0; slab < 2; ++slab) {
@@ -290,8 +290,8 @@ void launch_tall_wave_with(const GemmProblem& p, const Epi& epi) {
 
 // Step 10's menu with this kernel as a fourth entry (256 x 128, the last wave split; kWaveEntry),
 // step 9's rule first, the straight epilogue. The entry is timed only where plan_wave splits:
-// elsewhere the kernel runs step 8's schedule, and step 8's own kernel is 5-7 % faster there
-// (why was not found: NOTES.md, "Step 11").
+// elsewhere the kernel runs step 8's schedule, and step 8's own kernel is about 4 % faster
+// there (why was not found: NOTES.md, "Step 11").
 constexpr int kWaveEntry = 512;
 constexpr int kWaveMenu[] = {kWaveEntry, 256, 128, 64};
 constexpr const char* kWaveMenuLabels[] = {"256x128 split wave", "256x128", "128x128", "128x64"};
