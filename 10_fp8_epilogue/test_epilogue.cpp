@@ -1,11 +1,12 @@
 // Chapter 10's host-side functions: the layout of the fine-grained scales (fp8_gemm.h), GELU
 // (its form, its error over the whole range, its slope), and the epilogue's band in shared memory (epilogue.cuh writes BF16 pairs at
-// swizzle128_offset: no bank twice in one warp store).
+// swizzle128_offset: no bank twice in one warp store), and step 11's partial tile in the workspace (TallVec).
 #include <cmath>
 #include <set>
 #include <vector>
 
 #include "10_fp8_epilogue/fp8_gemm.h"
+#include "10_fp8_epilogue/tall_vec.h"
 #include "harness.h"
 #include "shared/hopper/hopper.cuh"  // swizzle128_offset, WgmmaAcc
 
@@ -116,4 +117,27 @@ TEST(fp8_epilogue, band_writes_meet_no_bank_twice) {
   std::set<int> plain;
   for (int lane = 0; lane < 32; ++lane) plain.insert((lane / 4 * 128 + 4 * (lane % 4)) / 4 % 32);
   CHECK_EQ(int(plain.size()), 4);
+}
+
+TEST(fp8_epilogue, tall_partial_layout) {
+  // TallVec (step 11): the floats of the workspace's float4 cover the (256, 128) tile once, each
+  // where the accumulator map puts the register it came from (float f of float4 256 i + c is
+  // register 4 (i % 16) + (f ^ 1) of slab i / 16 of consumer thread c: the pairs swapped), and
+  // float4 256 i + c is float4 c, 8 (i % 16) columns right and 64 (i / 16) rows down.
+  std::vector<int> seen(TallVec::kRows * TallVec::kCols, 0);
+  for (int q = 0; q < TallVec::kVecs; ++q) {
+    const int c = q % 256, i = q / 256;
+    for (int f = 0; f < 4; ++f) {
+      const int reg = 4 * (i % 16) + (f ^ 1);
+      const int r = 128 * (c / 128) + 64 * (i / 16) + WgmmaAcc::row(c % 128, reg);
+      const int k = WgmmaAcc::col(c % 128, reg);
+      CHECK_EQ(TallVec::elem_row(q, f), r);
+      CHECK_EQ(TallVec::elem_col(q, f), k);
+      CHECK(r < TallVec::kRows && k < TallVec::kCols);
+      if (r < TallVec::kRows && k < TallVec::kCols) ++seen[r * TallVec::kCols + k];
+    }
+    CHECK_EQ(TallVec::row(q), TallVec::row(c) + 64 * (i / 16));
+    CHECK_EQ(TallVec::col(q), TallVec::col(c) + 8 * (i % 16));
+  }
+  for (int n : seen) CHECK_EQ(n, 1);
 }

@@ -5,7 +5,7 @@
 // there) cuts each of those R tiles into S = min(SMs / R, K tiles) slices of K, one a block, and
 // runs them first; the full waves follow, one tile a block a wave, as in step 8. A slice's
 // blocks meet in a workspace, as chapter 09's split_wave_kernel's do: each stores its promoted
-// FP32 partial tile in the registers' order (TallVec), counts itself in, waits for the tile's
+// FP32 partial tile (TallVec: the registers' order, pairs swapped), counts itself in, waits for the tile's
 // other S - 1 blocks, then sums 1/S of the tile over the S slices in slice order (the same bits
 // every run) and applies the epilogue to it, element pairs stored directly. A slice takes every
 // S-th K tile (wave_unit), each a whole K block of 128, so each K block's scales apply as in
@@ -22,26 +22,16 @@
 
 #include "09_every_shape/schedule.cuh"  // plan_wave, wave_unit (host-tested with chapter 09)
 #include "10_fp8_epilogue/steps/10_straight.cuh"
+#include "10_fp8_epilogue/tall_vec.h"
 
-// A split tile's partial (256, 128) accumulator in the workspace, as the consumers hold it:
-// float4 q = 256 i + c is registers 4 (i % 16) .. 4 (i % 16) + 3 of slab i / 16 of consumer
-// thread c (warpgroup c / 128: rows 128 (c / 128) ..), so that a warp instruction writes 512
-// contiguous bytes. Its floats are (row, col + 1), (row, col), (row + 8, col + 1), (row + 8,
-// col): each pair swapped. A 16-byte store takes four registers from one that is a multiple of
-// 4, so in registers order acc[4 i] would sit at an even register, as part[4 i] does (the wgmma
-// result, from R24): every promotion FFMA (acc += part * scale) would then read two registers of
-// the same bank, and did (128 of 128 in the K loop, cuobjdump: the kernel 10 % slower than step
-// 8's at 4096^3). Swapped, acc[i] and part[i] fall in different banks (0 of 128; about 4 %
-// slower: NOTES.md, "Step 11").
-struct TallVec {
-  static constexpr int kVecs = kTallBM * kPromBN / 4;  // float4 in a partial tile: 8192
-  __host__ __device__ static constexpr int row(int q) {
-    return 128 * ((q % 256) / 128) + 64 * ((q / 256) / 16) + WgmmaAcc::row(q % 128, 4 * ((q / 256) % 16));
-  }
-  __host__ __device__ static constexpr int col(int q) {
-    return WgmmaAcc::col(q % 128, 4 * ((q / 256) % 16));
-  }
-};
+// A split tile's partial in the workspace: TallVec (tall_vec.h, host-tested), the registers'
+// order with each pair swapped. A 16-byte store takes four registers from one that is a multiple
+// of 4, so stored in the registers' order acc[4 i] would sit at an even register, as part[4 i]
+// does (the wgmma result, from R24): every promotion FFMA (acc += part * scale) would then read
+// two registers of the same bank, and did (128 of 128 in the K loop, cuobjdump: the kernel 10 %
+// slower than step 8's at 4096^3). Swapped, acc[i] and part[i] fall in different banks (0 of
+// 128; about 4 % slower: NOTES.md, "Step 11").
+static_assert(TallVec::kRows == kTallBM && TallVec::kCols == kPromBN, "the tall tile");
 
 // A slice of a split tile (consumer threads only): its partial into the workspace as the
 // registers hold it, then, once all S slices are there, this block's 1/S of the tile summed over
