@@ -1,6 +1,7 @@
 // Chapter 10's host-side functions: the layout of the fine-grained scales (fp8_gemm.h), GELU
-// (its form, its error over the whole range, its slope), and the epilogue's band in shared memory (epilogue.cuh writes BF16 pairs at
-// swizzle128_offset: no bank twice in one warp store), and step 11's partial tile in the workspace (TallVec).
+// (its form, its error over the whole range, its slope), the epilogue's band in shared memory
+// (epilogue.cuh writes BF16 pairs at swizzle128_offset: no bank twice in one warp store), and
+// step 11's partial tile in the workspace (TallVec, tall_vec.h).
 #include <cmath>
 #include <set>
 #include <vector>

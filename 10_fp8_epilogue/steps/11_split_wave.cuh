@@ -5,9 +5,9 @@
 // there) cuts each of those R tiles into S = min(SMs / R, K tiles) slices of K, one a block, and
 // runs them first; the full waves follow, one tile a block a wave, as in step 8. A slice's
 // blocks meet in a workspace, as chapter 09's split_wave_kernel's do: each stores its promoted
-// FP32 partial tile (TallVec: the registers' order, pairs swapped), counts itself in, waits for the tile's
-// other S - 1 blocks, then sums 1/S of the tile over the S slices in slice order (the same bits
-// every run) and applies the epilogue to it, element pairs stored directly. A slice takes every
+// FP32 partial tile (TallVec: the registers' order, pairs swapped), counts itself in, waits for
+// the tile's other S - 1 blocks, then sums 1/S of the tile over the S slices in slice order (the
+// same bits every run) and applies the epilogue to it, element pairs stored directly. A slice takes every
 // S-th K tile (wave_unit), each a whole K block of 128, so each K block's scales apply as in
 // step 8. block_wave: step 10's block_straight with this kernel as a fourth menu entry, timed
 // where plan_wave splits (R > 0 and SMs / R >= 2).
