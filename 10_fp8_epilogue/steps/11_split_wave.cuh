@@ -233,15 +233,17 @@ struct WaveWorkspace {
 };
 inline WaveWorkspace wave_workspace(size_t partial_floats, int counters) {
   static DeviceBuffer<float> partials;
-  static int* c = nullptr;
-  static int c_cap = 0;
-  if (counters > c_cap) {
-    CUDA_CHECK(cudaFree(c));
-    CUDA_CHECK(cudaMalloc(&c, counters * sizeof(int)));
-    CUDA_CHECK(cudaMemset(c, 0, counters * sizeof(int)));
-    c_cap = counters;
-  }
+  static DeviceBuffer<int> flags;
+  const size_t had = flags.size();
+  int* c = flags.reserve(counters > 0 ? counters : 1);
+  if (flags.size() != had) CUDA_CHECK(cudaMemset(c, 0, flags.bytes()));  // grown: zero again
   return {partials.reserve(partial_floats > 0 ? partial_floats : 1), c};
+}
+
+// plan_wave's schedule for the tall tile at this shape (the launcher's, and the menu's test).
+inline WavePlan tall_wave_plan(const GemmProblem& p) {
+  const int tiles = ((p.M + kTallBM - 1) / kTallBM) * ((p.N + kPromBN - 1) / kPromBN);
+  return plan_wave(tiles, (p.K + kFp8BK - 1) / kFp8BK, device_sm_count());
 }
 
 // plan_wave's grid; a plan that splits is launched cooperatively: the runtime refuses the
@@ -259,8 +261,7 @@ void launch_tall_wave_with(const GemmProblem& p, const Epi& epi) {
   const CUtensorMap* tsa = a_scale_map(p.a_dq_blk, p.M, p.K);
   const CUtensorMap* tsb = b_scale_map(p.b_dq_blk, p.N, p.K);
   const CUtensorMap* td = output_map(p);
-  const int tiles = ((p.M + kTallBM - 1) / kTallBM) * ((p.N + kPromBN - 1) / kPromBN);
-  const WavePlan plan = plan_wave(tiles, (p.K + kFp8BK - 1) / kFp8BK, device_sm_count());
+  const WavePlan plan = tall_wave_plan(p);
   const WaveWorkspace w = wave_workspace(
       size_t(plan.split_tiles) * plan.splits * TallVec::kVecs * 4, 2 * plan.split_tiles);
   cudaLaunchAttribute cooperative;
@@ -278,30 +279,27 @@ void launch_tall_wave_with(const GemmProblem& p, const Epi& epi) {
   CUDA_CHECK_LAUNCH();
 }
 
-// Step 10's menu with this kernel as a fourth entry (256 x 128, the last wave split; kWaveEntry),
-// step 9's rule first, the straight epilogue. The entry is timed only where plan_wave splits:
-// elsewhere the kernel runs step 8's schedule, and step 8's own kernel is about 4 % faster
-// there (why was not found: NOTES.md, "Step 11").
+// Step 10's menu (kTallMenu) with this kernel as a fourth entry (256 x 128, the last wave split;
+// kWaveEntry), step 9's rule first, the straight epilogue. The entry is timed only where
+// plan_wave splits: elsewhere the kernel runs step 8's schedule, and step 8's own kernel is about
+// 4 % faster there (why was not found: NOTES.md, "Step 11").
 constexpr int kWaveEntry = 512;
 constexpr int kWaveMenu[] = {kWaveEntry, 256, 128, 64};
 constexpr const char* kWaveMenuLabels[] = {"256x128 split wave", "256x128", "128x128", "128x64"};
 constexpr int kWaveMenuCount = sizeof(kWaveMenu) / sizeof(kWaveMenu[0]);
+static_assert(kWaveMenuCount == kTallMenuCount + 1, "step 10's menu and one entry more");
 void launch_block_wave_menu(int entry, const GemmProblem& p) {
   if (entry == kWaveEntry) return launch_tall_wave_with(p, straight_alpha_beta(p));
   launch_block_straight_menu(entry, p);
 }
-bool tall_wave_splits(const GemmProblem& p) {
-  const int tiles = ((p.M + kTallBM - 1) / kTallBM) * ((p.N + kPromBN - 1) / kPromBN);
-  return plan_wave(tiles, (p.K + kFp8BK - 1) / kFp8BK, device_sm_count()).splits > 1;
-}
 void launch_block_wave(const GemmProblem& p) {
   if (split_k_slices(p) > 0) return launch_split_tuned(p);
   static WidthChoices chosen;
-  const bool wave = tall_wave_splits(p);  // else step 10's menu, as it was
+  const bool wave = tall_wave_plan(p).splits > 1;  // else step 10's menu, as it was
   launch_block_wave_menu(tuned_width("block_wave", launch_block_wave_menu, chosen, p,
-                                     wave ? kWaveMenu : kWaveMenu + 1,
-                                     wave ? kWaveMenuCount : kWaveMenuCount - 1,
-                                     wave ? kWaveMenuLabels : kWaveMenuLabels + 1),
+                                     wave ? kWaveMenu : kTallMenu,
+                                     wave ? kWaveMenuCount : kTallMenuCount,
+                                     wave ? kWaveMenuLabels : kTallMenuLabels),
                          p);
 }
 // The new entry alone (--kernel sweep), verified at every shape.
