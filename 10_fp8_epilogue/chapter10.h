@@ -76,8 +76,5 @@ void launch_block_straight_64(const GemmProblem& p);
 void launch_block_wave(const GemmProblem& p);         // step 11: block_straight, the tall tile's
 void launch_block_wave_256(const GemmProblem& p);     //   last wave split in K (and alone)
 void launch_cluster(const GemmProblem& p);       // experiment: step 6 in clusters of two
-void launch_two_parts(const GemmProblem& p);
-void launch_bias_gelu_fold(const GemmProblem& p);
-void launch_bias_gelu_fold_256(const GemmProblem& p);
-void launch_bias_gelu_fold_192(const GemmProblem& p);     // experiment: two part accumulators
+void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
 void launch_ex_block_promote(const GemmProblem& p);  // the exercise (exercises/block_promote.cuh)

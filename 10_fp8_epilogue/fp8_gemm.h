@@ -44,7 +44,7 @@ __host__ __device__ constexpr int64_t b_scale_index(int nb, int kb, int K) {
 // double, gelu(-10) came out 0 instead of -1.2e-37). Written with e^(-2u), nothing cancels: the
 // error stays below 2^-16 of the result over the whole range, most of it the FP32 rounding of 2u
 // times 2u (host test gelu_tanh_relative_error, GPU test gelu_range). Where e^(-2u) passes 2^126 (x below about
-// -10, |gelu(x)| < |x| 2^-126, the smallest normal float) the device's fast division returns 0:
+// -10, |gelu(x)| < |x| 2^-126, the smallest normal float) the device's reciprocal is flushed to 0:
 // the one place the error is absolute, below 2^-122 (kGeluFlush).
 //
 // cuBLASLt's CUBLASLT_EPILOGUE_GELU_BIAS does not name its form in its documentation; the check
@@ -53,18 +53,31 @@ __host__ __device__ constexpr int64_t b_scale_index(int nb, int kb, int K) {
 constexpr double kGeluC = 0.7978845608028654;  // sqrt(2 / pi)
 constexpr double kGeluK = 0.044715;
 // The device's GELU, relative to the exact function of its FP32 input, at most kGeluRelErr, or
-// kGeluFlush * |x| where it flushes to zero. The largest part is the FP32 rounding of 2u, which
-// e^(-2u) multiplies by 2u (up to 87 before the flush): 87 * 2^-24 = 2^-17.6. The host test
-// measures 2^-16.8 with libm's exp; the GPU test (gelu_range) the device's own; 2^-14 leaves
+// kGeluFlush * |x| where it flushes to zero. The largest part is the FP32 rounding of the
+// exponent, which e^(-2u) multiplies by 2u (up to 87 before the flush): 87 * 2^-24 = 2^-17.6. The
+// host test measures 2^-16.8 with libm's exp2; the GPU test (gelu_range) the device's own; 2^-14 leaves
 // room and is still 64 times below a BF16 output's half-ulp (2^-8).
 constexpr double kGeluRelErr = 1.0 / (1 << 14);
 constexpr double kGeluFlush = 1.1754943508222875e-38;  // 2^-126
+// The exponent with its constants folded: e^(-2u) = 2^z, z = x (a + b x^2), a = -2 sqrt(2/pi)
+// log2(e), b = 0.044715 a. One FMUL, one FFMA and one FMUL before ex2 and the reciprocal, then
+// x times it: 5 FP32 operations and 2 MUFU an element. Spelled 2u = 2c (x + k x^3) with __expf and
+// __fdividef it took 7 FMUL, an FFMA, an FSETP and an FADD (their scaling and range tests; Nsight
+// Compute's instruction counts, NOTES.md "GELU's constants folded"). The rounding of a and b adds
+// 2^-24 |z| to z's error: the same order as 2u's own, inside kGeluRelErr.
+constexpr double kGeluA = -2.0 * kGeluC * 1.4426950408889634;  // log2(e) = 1.4427
+constexpr double kGeluB = kGeluA * kGeluK;
 __host__ __device__ inline float gelu_tanh(float x) {
-  const float two_u = 2.0f * float(kGeluC) * (x + float(kGeluK) * x * x * x);
+  const float z = x * fmaf(float(kGeluB), x * x, float(kGeluA));  // -2u log2(e)
 #ifdef __CUDA_ARCH__
-  return __fdividef(x, 1.0f + __expf(-two_u));  // ex2.approx and rcp.approx: two MUFU ops
+  // ex2 of z >= 128 is +inf and rcp(inf) = 0; past z = 126 the reciprocal is below 2^-126 and
+  // .ftz flushes it to 0: the flush kGeluFlush bounds.
+  float e, r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(z));
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
+  return x * r;
 #else
-  return x / (1.0f + std::exp(-two_u));
+  return x / (1.0f + std::exp2(z));
 #endif
 }
 // The same form in double: the check's reference.

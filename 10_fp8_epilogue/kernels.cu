@@ -31,4 +31,3 @@
 #include "10_fp8_epilogue/experiments/cluster.cuh"
 #include "10_fp8_epilogue/experiments/two_parts.cuh"
 #include "10_fp8_epilogue/steps/11_split_wave.cuh"
-#include "10_fp8_epilogue/experiments/gelu_fold.cuh"

@@ -104,12 +104,6 @@ int main(int argc, char** argv) {
        Role::kSweep, "lt_fp8_block"},
       {"two_parts", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_two_parts, {},
        Role::kSweep, "lt_fp8_block"},
-      {"bias_gelu_fold", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_fold, {},
-       Role::kSweep, "lt_bias_gelu"},
-      {"bias_gelu_fold_256", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_fold_256, {},
-       Role::kSweep, "lt_bias_gelu"},
-      {"bias_gelu_fold_192", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_fold_192, {},
-       Role::kSweep, "lt_bias_gelu"},
       // Yours to write (exercises/block_promote.cuh): --kernel ex_block_promote.
       {"ex_block_promote", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_ex_block_promote,
        {}, Role::kExercise, "lt_fp8"},
