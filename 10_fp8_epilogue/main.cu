@@ -100,6 +100,13 @@ int main(int argc, char** argv) {
        Role::kBest, "lt_fp8_block"},
       {"block_wave_256", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_wave_256, {},
        Role::kSweep, "lt_fp8_block"},
+      // Step 12: the epilogue in a warpgroup of its own; its menu entries alone in the sweep.
+      {"bias_gelu_wg", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_wg, {}, Role::kStep,
+       "lt_bias_gelu"},
+      {"bias_gelu_wg_128", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_wg_128, {},
+       Role::kSweep, "lt_bias_gelu"},
+      {"bias_gelu_wg_64", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_wg_64, {},
+       Role::kSweep, "lt_bias_gelu"},
       {"cluster", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_cluster, {},
        Role::kSweep, "lt_fp8_block"},
       {"two_parts", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_two_parts, {},
