@@ -76,8 +76,12 @@ void launch_block_straight_64(const GemmProblem& p);
 void launch_block_wave(const GemmProblem& p);         // step 11: block_straight, the tall tile's
 void launch_block_wave_256(const GemmProblem& p);     //   last wave split in K (and alone)
 void launch_bias_gelu_wg(const GemmProblem& p);      // step 12: the epilogue in a warpgroup
-void launch_bias_gelu_wg_128(const GemmProblem& p);  //   of its own (menu; BN 128 and 64 alone)
+void launch_bias_gelu_wg_128(const GemmProblem& p);  //   of its own (menu; entries alone)
 void launch_bias_gelu_wg_64(const GemmProblem& p);
+void launch_bias_gelu_wg2_128(const GemmProblem& p);  //   (BN 128, two epilogue warpgroups)
 void launch_cluster(const GemmProblem& p);       // experiment: step 6 in clusters of two
 void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
+void launch_tr_straight_128_s4(const GemmProblem& p);  // experiment: steps 10 (4, 6 stages)
+void launch_tr_straight_128_s6(const GemmProblem& p);  //   and 12 at BN 128, clock64 stamps
+void launch_tr_wg_128(const GemmProblem& p);
 void launch_ex_block_promote(const GemmProblem& p);  // the exercise (exercises/block_promote.cuh)

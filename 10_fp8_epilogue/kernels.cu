@@ -25,11 +25,13 @@
 //                             09's schedule, the last partial wave split in K
 //   steps/12_epilogue_wg.cuh  bias_gelu_wg: the epilogue in a fourth warpgroup, fed through
 //                             shared memory, beside the next tile's math (BN 128 and 64)
-// and the experiments (not steps: no faster than step 6; NOTES.md):
+// and the experiments (not steps; NOTES.md):
 //   experiments/cluster.cuh   cluster: step 6 in clusters of two blocks sharing each Bᵀ tile
 //   experiments/two_parts.cuh two_parts: step 6 with two part accumulators, the adds overlapped
+//   experiments/trace_wg.cuh  tr_*: steps 10 (4 or 6 stages) and 12 at BN 128, clock64 per tile
 // Explanation and measurements: 10_fp8_epilogue/README.md
 #include "10_fp8_epilogue/chapter10.h"
 #include "10_fp8_epilogue/experiments/cluster.cuh"
 #include "10_fp8_epilogue/experiments/two_parts.cuh"
 #include "10_fp8_epilogue/steps/12_epilogue_wg.cuh"
+#include "10_fp8_epilogue/experiments/trace_wg.cuh"
