@@ -23,8 +23,8 @@
 //                             the epilogue's uniform branches taken once a tile, out of its loop
 //   steps/11_split_wave.cuh   block_wave: step 10's block_straight with step 8's tile on chapter
 //                             09's schedule, the last partial wave split in K
-//   steps/12_epilogue_wg.cuh  bias_gelu_wg: the epilogue in a fourth warpgroup, fed through
-//                             shared memory, beside the next tile's math (BN 128 and 64)
+//   steps/12_epilogue_wg.cuh  bias_gelu_wg: the epilogue in one or two warpgroups of its own,
+//                             fed through shared memory, beside the next tile's math
 // and the experiments (not steps; NOTES.md):
 //   experiments/cluster.cuh   cluster: step 6 in clusters of two blocks sharing each Bᵀ tile
 //   experiments/two_parts.cuh two_parts: step 6 with two part accumulators, the adds overlapped
