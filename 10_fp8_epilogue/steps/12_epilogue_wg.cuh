@@ -10,7 +10,7 @@
 // holds what math thread t held, so the WgmmaAcc map, the bands and the functor are step 10's.
 // E = 1: one warpgroup stores both slabs (one warp a scheduler); E = 2: one a slab. At K = 512 a
 // tile's epilogue takes one warpgroup about twice its K loop (clock64, NOTES.md "Step 12 one
-// change apart"), so there the second warpgroup pays; at long K it costs 8-11 % (its math
+// change apart"), so there the second warpgroup pays; at long K it costs 8-12 % (its math
 // warpgroups' K loop builds the wgmma descriptors in vector registers: NOTES.md, "Step 12").
 //
 // The cost: 64 KiB of shared memory for the hand-off, so the tile is (128, 128) with 4 stages
