@@ -21,6 +21,26 @@
 
 constexpr int kTrMax = 128;  // tiles traced
 constexpr int kTrW = 12;     // stamps a tile
+// Both copies' producer (steps 1 and 12's): one thread walks the block's tiles and their K tiles.
+template <int BN, int S>
+__device__ __forceinline__ void tr_produce(const CUtensorMap* tm_a, const CUtensorMap* tm_b,
+                                           uint32_t base, uint32_t full0, uint32_t empty0,
+                                           int out_tiles, int tiles_m, int tiles_n, int k_tiles,
+                                           int group) {
+  constexpr int kStage = kEpiStageBytes<BN>;
+  int it = 0;
+  for (int b = blockIdx.x; b < out_tiles; b += gridDim.x) {
+    const TileCoord tc = grouped_tile(b, tiles_m, tiles_n, group);
+    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+      const int s = it % S;
+      mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);  // the stage's last use is over
+      mbar_arrive_expect_tx(full0 + 8 * s, kStage);
+      tma_load_2d(base + s * kStage, tm_a, kt * BK, tc.m * kWsBM, full0 + 8 * s);
+      tma_load_2d(base + s * kStage + kWsABytes, tm_b, kt * BK, tc.n * BN, full0 + 8 * s);
+    }
+  }
+}
+
 // Step 10's kernel (step 1's, straight functor) with S stages. Stamps (consumer warpgroup 1,
 // thread 0): 0 tile start, 1 first full barrier passed, 2 last wgmma done, 3 store returned.
 template <int BN, int S, class Epi>
@@ -49,19 +69,9 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
   __syncthreads();
   if (wg == 0) {
     setmaxnreg_dec<40>();
-    if (t == 0) {
-      int it = 0;
-      for (int b = blockIdx.x; b < out_tiles; b += gridDim.x) {
-        const TileCoord tc = grouped_tile(b, tiles_m, tiles_n, group);
-        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-          const int s = it % S;
-          mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);
-          mbar_arrive_expect_tx(full0 + 8 * s, kStage);
-          tma_load_2d(base + s * kStage, &tm_a, kt * BK, tc.m * kWsBM, full0 + 8 * s);
-          tma_load_2d(base + s * kStage + kWsABytes, &tm_b, kt * BK, tc.n * BN, full0 + 8 * s);
-        }
-      }
-    }
+    if (t == 0)
+      tr_produce<BN, S>(&tm_a, &tm_b, base, full0, empty0, out_tiles, tiles_m, tiles_n, k_tiles,
+                        group);
   } else {
     setmaxnreg_inc<232>();
     const int row0 = 64 * (wg - 1);
@@ -137,19 +147,9 @@ __global__ void __launch_bounds__(4 * kWarpgroup, 1)
   __syncthreads();
   if (wg == 0) {
     setmaxnreg_dec<40>();
-    if (t == 0) {
-      int it = 0;
-      for (int b = blockIdx.x; b < out_tiles; b += gridDim.x) {
-        const TileCoord tc = grouped_tile(b, tiles_m, tiles_n, group);
-        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-          const int s = it % S;
-          mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);
-          mbar_arrive_expect_tx(full0 + 8 * s, kStage);
-          tma_load_2d(base + s * kStage, &tm_a, kt * BK, tc.m * kWsBM, full0 + 8 * s);
-          tma_load_2d(base + s * kStage + kWsABytes, &tm_b, kt * BK, tc.n * BN, full0 + 8 * s);
-        }
-      }
-    }
+    if (t == 0)
+      tr_produce<BN, S>(&tm_a, &tm_b, base, full0, empty0, out_tiles, tiles_m, tiles_n, k_tiles,
+                        group);
   } else if (wg <= 2) {
     setmaxnreg_inc<152>();
     const int row0 = 64 * (wg - 1);

@@ -39,7 +39,7 @@ constexpr int kHandBytes = 2 * kWarpgroup * (BN / 2) * 4;  // 64 KiB at BN = 128
 template <int E>
 constexpr int kWgEpiBytes = E * 4 * kEpiBandsPerWarp * kBandBf16Bytes;
 template <int BN, int E>
-constexpr int kWgStages = BN == 128 ? 4 : E == 1 ? 7 : 6;  // as many as fit beside the hand-off
+constexpr int kWgStages = BN == 128 ? 4 : 7;  // as many as fit beside the hand-off
 template <int BN, int E>
 constexpr int kWgSmem =
     kWgStages<BN, E> * kEpiStageBytes<BN> + 1024 + 1024 + kWgEpiBytes<E> + kHandBytes<BN>;
@@ -72,7 +72,8 @@ __global__ void __launch_bounds__((3 + E) * kWarpgroup, 1)
                        const __grid_constant__ CUtensorMap tm_d, bool tma, int M, int N, int K,
                        __nv_bfloat16* D, Epi epi, int group) {
   static_assert(BN == 128 || BN == 64, "the hand-off fits at BN 128 and 64");
-  static_assert(E == 1 || E == 2, "one epilogue warpgroup for both slabs, or one a slab");
+  static_assert(E == 1 || (E == 2 && BN == 128),
+                "one epilogue warpgroup for both slabs, or (at BN 128) one a slab");
   using R = WgRegs<E>;
   constexpr int S = kWgStages<BN, E>, kStage = kEpiStageBytes<BN>;
   constexpr int kSlabBytes = kHandBytes<BN> / 2;
