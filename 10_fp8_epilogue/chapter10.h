@@ -1,5 +1,6 @@
 // Chapter 10's program: its kernels and cuBLASLt's, each on the operands of its form, verified
-// against the exact product and timed against its library counterpart (chapter10.cu).
+// against the exact product and timed against its library counterpart (chapter10.cu, the
+// harness, which chapter 11's program shares: 11_block_scales/chapter11.h).
 #pragma once
 
 #include <vector>
@@ -45,24 +46,16 @@ void launch_unfused(const GemmProblem& p);       // step 2's comparison: step 1,
 void launch_fp8(const GemmProblem& p);           // step 3
 void launch_fp8_128(const GemmProblem& p);       // step 3 at BN = 128 (sweep)
 void launch_promoted(const GemmProblem& p);      // step 4
-void launch_block_scaled(const GemmProblem& p);  // step 5
-void launch_scales_tma(const GemmProblem& p);    // step 6
-void launch_fp8_tuned(const GemmProblem& p);        // step 7: step 3 at the width timed fastest
-void launch_bias_gelu_tuned(const GemmProblem& p);  // step 7: step 2 at the width timed fastest
-void launch_fp8_64(const GemmProblem& p);           // step 7's menu alone (sweep): step 3 at
+void launch_fp8_tuned(const GemmProblem& p);        // step 5: step 3 at the width timed fastest
+void launch_bias_gelu_tuned(const GemmProblem& p);  // step 5: step 2 at the width timed fastest
+void launch_fp8_64(const GemmProblem& p);           // step 5's menu alone (sweep): step 3 at
 void launch_fp8_192(const GemmProblem& p);          //   BN = 64 and 192
 void launch_bias_gelu_64(const GemmProblem& p);     // and step 2 at BN = 64, 128 and 192
 void launch_bias_gelu_128(const GemmProblem& p);
 void launch_bias_gelu_192(const GemmProblem& p);
-void launch_scales_tuned(const GemmProblem& p);     // step 7: step 6 at the width timed fastest
-void launch_scales_tma_64(const GemmProblem& p);    // step 6 at BN = 64 (sweep; step 7's menu)
-void launch_tall(const GemmProblem& p);          // step 8: step 6 on a 256 x 128 tile
-void launch_tall_tuned(const GemmProblem& p);    // step 8: the tall tile on step 7's menu
-void launch_split_tuned(const GemmProblem& p);   // step 9: K split where the tiles are few
-void launch_fp8_straight(const GemmProblem& p);        // step 10: step 7's fp8_tuned, straight
-void launch_bias_gelu_straight(const GemmProblem& p);  //   epilogue (no branch per element);
-void launch_block_straight(const GemmProblem& p);      //   block: step 9's rule, step 8's menu
-void launch_fp8_straight_256(const GemmProblem& p);    // step 10's menus alone (sweep)
+void launch_fp8_straight(const GemmProblem& p);        // step 6: step 5's kernels with the
+void launch_bias_gelu_straight(const GemmProblem& p);  //   straight epilogue (no branch per element)
+void launch_fp8_straight_256(const GemmProblem& p);    // step 6's menus alone (sweep)
 void launch_fp8_straight_192(const GemmProblem& p);
 void launch_fp8_straight_128(const GemmProblem& p);
 void launch_fp8_straight_64(const GemmProblem& p);
@@ -70,18 +63,11 @@ void launch_bias_gelu_straight_256(const GemmProblem& p);
 void launch_bias_gelu_straight_192(const GemmProblem& p);
 void launch_bias_gelu_straight_128(const GemmProblem& p);
 void launch_bias_gelu_straight_64(const GemmProblem& p);
-void launch_block_straight_256(const GemmProblem& p);
-void launch_block_straight_128(const GemmProblem& p);
-void launch_block_straight_64(const GemmProblem& p);
-void launch_block_wave(const GemmProblem& p);         // step 11: block_straight, the tall tile's
-void launch_block_wave_256(const GemmProblem& p);     //   last wave split in K (and alone)
-void launch_bias_gelu_wg(const GemmProblem& p);      // step 12: the epilogue in a warpgroup
+void launch_bias_gelu_wg(const GemmProblem& p);      // step 7: the epilogue in a warpgroup
 void launch_bias_gelu_wg_128(const GemmProblem& p);  //   of its own (menu; entries alone)
 void launch_bias_gelu_wg_64(const GemmProblem& p);
 void launch_bias_gelu_wg2_128(const GemmProblem& p);  //   (BN 128, two epilogue warpgroups)
-void launch_cluster(const GemmProblem& p);       // experiment: step 6 in clusters of two
-void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
-void launch_tr_straight_128_s4(const GemmProblem& p);  // experiment: steps 10 (4, 6 stages)
-void launch_tr_straight_128_s6(const GemmProblem& p);  //   and 12 at BN 128, clock64 stamps
+void launch_tr_straight_128_s4(const GemmProblem& p);  // experiment: steps 6 (4, 6 stages)
+void launch_tr_straight_128_s6(const GemmProblem& p);  //   and 7 at BN 128, clock64 stamps
 void launch_tr_wg_128(const GemmProblem& p);
-void launch_ex_block_promote(const GemmProblem& p);  // the exercise (exercises/block_promote.cuh)
+void launch_ex_gelu_tail(const GemmProblem& p);  // the exercise (exercises/gelu_tail.cuh)

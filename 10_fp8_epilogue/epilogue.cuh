@@ -32,9 +32,9 @@ constexpr int kEpiBytes = 8 * kEpiBandsPerWarp * kBandBf16Bytes;  // 8 consumer 
 // is D's tensor map with boxes of (64, 16); otherwise each lane stores its own elements, masked.
 // bands: this warp's kBands bands (1024-byte aligned; two, unless a kernel needs the room);
 // `next_band` counts the warp's bands over all its tiles (the one to fill next).
-// kPlain (step 10): the path is known before the loop: TMA stores, and the functor's plain form
+// kPlain (step 6): the path is known before the loop: TMA stores, and the functor's plain form
 // (epi.plain(acc, column, i): no C, no row or column index), so the unrolled loop below holds no
-// branch. Otherwise (steps 1-9) `tma` and the functor's own tests (C read or not, inside the
+// branch. Otherwise (steps 1-5) `tma` and the functor's own tests (C read or not, inside the
 // matrix or not) are decided per element, inside the unrolled loop.
 template <int BN, class Epi, int kBands, bool kPlain>
 __device__ __forceinline__ void store_bands(const float (&acc)[BN / 2], const Epi& epi, int m0,
@@ -90,8 +90,8 @@ __device__ __forceinline__ void store_bands(const float (&acc)[BN / 2], const Ep
   }
 }
 
-// --- Step 10: the loop chosen once a tile ----------------------------------------------------
-// A functor that marks itself straight (step 10: `static constexpr bool kStraight = true`, with
+// --- Step 6: the loop chosen once a tile -----------------------------------------------------
+// A functor that marks itself straight (step 6: `static constexpr bool kStraight = true`, with
 // reads_c() and plain()) takes the branch-free loop wherever D is stored by TMA and C is not read.
 template <class Epi, class = void>
 struct IsStraight : std::false_type {};

@@ -1,4 +1,4 @@
-// Chapter 10: the problem every kernel of the chapter takes, the epilogue's arithmetic, and the
+// Chapters 10 and 11: the problem every kernel of the chapters takes, the epilogue's arithmetic, and the
 // layout of the fine-grained scales. Host and device (the host tests and the reference call the
 // same functions as the kernels: test_epilogue.cpp).
 //
@@ -6,7 +6,7 @@
 //
 // A (M x K) and Bᵀ (N x K) are K-major, as in chapters 05-09. They come in three forms: BF16
 // (steps 1-2); FP8 e4m3 with one scale per tensor (steps 3-4); FP8 e4m3 with one scale per 1 x
-// 128 of A and per 128 x 128 of Bᵀ (step 5, the recipe of the DeepSeek-V3 report). A scale here
+// 128 of A and per 128 x 128 of Bᵀ (chapter 11, the recipe of the DeepSeek-V3 report). A scale here
 // is the factor that dequantises: x = e4m3_to_float(q) * dq (the quantiser multiplied by 1/dq:
 // common/fp8.h, e4m3_scale). cuBLASLt's A and B "scale pointers" are the same factors.
 #pragma once
@@ -89,6 +89,18 @@ inline double gelu_erf_ref(double x) { return 0.5 * x * std::erfc(-x / std::sqrt
 // The largest |gelu'(x)| of the tanh form, over all x (at x near 2.1; the erf form's is 1.129
 // too): an error e in x moves gelu(x) by at most 1.13 e.
 constexpr double kGeluMaxSlope = 1.13;
+// gelu'(x) of the tanh form: s + x s (1 - s) 2u'(x), s = 1 / (1 + e^(-2u)). Below kGeluTailEdge
+// |gelu'| grows with x (host test gelu_tail_slope_grows), so on an interval there it is largest
+// at the right end: the check bounds a tail element's error with that slope, not with
+// kGeluMaxSlope, which near x = -5 (|gelu'| about 1.6e-6) would let any output within 1.13 times
+// the pre-activation's error of 0 pass, a GELU that cancels to 0 included.
+inline double gelu_tanh_slope_ref(double x) {
+  const double e = std::exp(-2.0 * kGeluC * (x + kGeluK * x * x * x));
+  if (!std::isfinite(e)) return 0.0;  // e^(-2u) overflows: s and the slope are below 1e-300
+  const double s = 1.0 / (1.0 + e), du2 = 2.0 * kGeluC * (1.0 + 3.0 * kGeluK * x * x);
+  return s + x * s * (e * s) * du2;  // 1 - s = e s
+}
+constexpr double kGeluTailEdge = -2.0;
 
 // What the program hands a launcher: every operand form, the epilogue's inputs, and D.
 struct GemmProblem {
@@ -101,7 +113,7 @@ struct GemmProblem {
   const uint8_t* qBt = nullptr;
   const float* a_dq = nullptr;
   const float* b_dq = nullptr;
-  // Step 5: e4m3 codes quantised per block; a_dq_blk[a_scale_index], b_dq_blk[b_scale_index].
+  // Chapter 11: e4m3 codes quantised per block; a_dq_blk[a_scale_index], b_dq_blk[b_scale_index].
   const uint8_t* qA_blk = nullptr;
   const uint8_t* qBt_blk = nullptr;
   const float* a_dq_blk = nullptr;

@@ -1,6 +1,6 @@
 // Chapter 10's program: the epilogue a model needs (BF16 out, alpha and beta, a bias and GELU)
-// and FP8 e4m3 (per-tensor scales, promotion, 1 x 128 and 128 x 128 block scales), step by step,
-// each next to its cuBLASLt counterpart with the same types and layouts (chapter10.cu, Lt).
+// and FP8 e4m3 with per-tensor scales and promotion, step by step, each next to its cuBLASLt
+// counterpart with the same types and layouts (chapter10.cu, Lt). Block scales: chapter 11.
 #include "10_fp8_epilogue/chapter10.h"
 
 int main(int argc, char** argv) {
@@ -8,8 +8,8 @@ int main(int argc, char** argv) {
   spec.program = "10_fp8_epilogue/fp8_epilogue";
   spec.summary =
       "Chapter 10: BF16 output with alpha, beta, bias and GELU fused into a TMA-store epilogue; "
-      "FP8 e4m3 wgmma with per-tensor scales, promotion into FP32 registers, and 1x128 / "
-      "128x128 block scales (A and Bᵀ K-major, D BF16; sm_90a).";
+      "FP8 e4m3 wgmma with per-tensor scales and promotion into FP32 registers (A and Bᵀ "
+      "K-major, D BF16; sm_90a).";
   spec.default_shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {64, 8192, 8192}};
   spec.min_cc = 90;
   spec.exact_cc = true;
@@ -50,29 +50,11 @@ int main(int argc, char** argv) {
        "lt_fp8"},
       {"promoted", O::kFp8Tensor, E::kAlphaBeta, A::kPromoted, launch_promoted, {}, Role::kStep,
        "lt_fp8"},
-      // FP8 with 1 x 128 (A) and 128 x 128 (Bᵀ) scales.
-      {"lt_fp8_block", O::kFp8Block, E::kAlphaBeta, A::kPromoted, nullptr, LtCall::kFp8Block},
-      {"block_scaled", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_scaled, {},
-       Role::kStep, "lt_fp8"},
-      {"scales_tma", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_scales_tma, {},
-       Role::kStep, "lt_fp8_block"},
-      {"scales_tma_64", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_scales_tma_64, {},
-       Role::kSweep, "lt_fp8_block"},
-      {"scales_tuned", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_scales_tuned, {},
-       Role::kStep, "lt_fp8_block"},
-      {"tall", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_tall, {}, Role::kStep,
-       "lt_fp8_block"},
-      {"tall_tuned", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_tall_tuned, {},
-       Role::kStep, "lt_fp8_block"},
-      {"split_tuned", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_split_tuned, {},
-       Role::kStep, "lt_fp8_block"},
-      // Step 10: steps 7-9 with the straight epilogue; each menu entry alone in the sweep.
+      // Step 6: step 5 with the straight epilogue; each menu entry alone in the sweep.
       {"fp8_straight", O::kFp8Tensor, E::kAlphaBeta, A::kFp8Fast, launch_fp8_straight, {},
-       Role::kStep, "lt_fp8"},
+       Role::kBest, "lt_fp8"},
       {"bias_gelu_straight", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_straight, {},
        Role::kStep, "lt_bias_gelu"},
-      {"block_straight", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_straight, {},
-       Role::kStep, "lt_fp8_block"},
       {"fp8_straight_256", O::kFp8Tensor, E::kAlphaBeta, A::kFp8Fast, launch_fp8_straight_256,
        {}, Role::kSweep, "lt_fp8"},
       {"fp8_straight_192", O::kFp8Tensor, E::kAlphaBeta, A::kFp8Fast, launch_fp8_straight_192,
@@ -89,18 +71,7 @@ int main(int argc, char** argv) {
        {}, Role::kSweep, "lt_bias_gelu"},
       {"bias_gelu_straight_64", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_straight_64,
        {}, Role::kSweep, "lt_bias_gelu"},
-      {"block_straight_256", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_straight_256,
-       {}, Role::kSweep, "lt_fp8_block"},
-      {"block_straight_128", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_straight_128,
-       {}, Role::kSweep, "lt_fp8_block"},
-      {"block_straight_64", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_straight_64,
-       {}, Role::kSweep, "lt_fp8_block"},
-      // Step 11: the tall tile's last wave split in K; its new menu entry alone in the sweep.
-      {"block_wave", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_wave, {},
-       Role::kBest, "lt_fp8_block"},
-      {"block_wave_256", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_wave_256, {},
-       Role::kSweep, "lt_fp8_block"},
-      // Step 12: the epilogue in a warpgroup of its own; its menu entries alone in the sweep.
+      // Step 7: the epilogue in a warpgroup of its own; its menu entries alone in the sweep.
       {"bias_gelu_wg", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_wg, {}, Role::kStep,
        "lt_bias_gelu"},
       {"bias_gelu_wg_128", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_wg_128, {},
@@ -109,19 +80,15 @@ int main(int argc, char** argv) {
        Role::kSweep, "lt_bias_gelu"},
       {"bias_gelu_wg2_128", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_wg2_128, {},
        Role::kSweep, "lt_bias_gelu"},
-      {"cluster", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_cluster, {},
-       Role::kSweep, "lt_fp8_block"},
-      {"two_parts", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_two_parts, {},
-       Role::kSweep, "lt_fp8_block"},
       {"tr_straight_128_s4", O::kBf16, E::kBiasGelu, A::kFp32, launch_tr_straight_128_s4, {},
        Role::kSweep, "lt_bias_gelu"},
       {"tr_straight_128_s6", O::kBf16, E::kBiasGelu, A::kFp32, launch_tr_straight_128_s6, {},
        Role::kSweep, "lt_bias_gelu"},
       {"tr_wg_128", O::kBf16, E::kBiasGelu, A::kFp32, launch_tr_wg_128, {}, Role::kSweep,
        "lt_bias_gelu"},
-      // Yours to write (exercises/block_promote.cuh): --kernel ex_block_promote.
-      {"ex_block_promote", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_ex_block_promote,
-       {}, Role::kExercise, "lt_fp8"},
+      // Yours to write (exercises/gelu_tail.cuh): --kernel ex_gelu_tail.
+      {"ex_gelu_tail", O::kBf16, E::kBiasGelu, A::kFp32, launch_ex_gelu_tail, {},
+       Role::kExercise, "lt_bias_gelu"},
   };
   return run_fp8_chapter(spec, entries, argc, argv);
 }

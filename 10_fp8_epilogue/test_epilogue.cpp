@@ -1,42 +1,13 @@
-// Chapter 10's host-side functions: the layout of the fine-grained scales (fp8_gemm.h), GELU
-// (its form, its error over the whole range, its slope), the epilogue's band in shared memory
-// (epilogue.cuh writes BF16 pairs at swizzle128_offset: no bank twice in one warp store), and
-// step 11's partial tile in the workspace (TallVec, tall_vec.h).
+// Chapter 10's host-side functions: GELU (its form, its error over the whole range, its slope)
+// and the epilogue's band in shared memory (epilogue.cuh writes BF16 pairs at swizzle128_offset:
+// no bank twice in one warp store). Chapter 11's: 11_block_scales/test_block_scales.cpp.
 #include <cmath>
 #include <set>
 #include <vector>
 
 #include "10_fp8_epilogue/fp8_gemm.h"
-#include "10_fp8_epilogue/tall_vec.h"
 #include "harness.h"
 #include "shared/hopper/hopper.cuh"  // swizzle128_offset, WgmmaAcc
-
-TEST(fp8_scales, blocks_cover_every_element_once) {
-  CHECK_EQ(scale_blocks(1), 1);
-  CHECK_EQ(scale_blocks(128), 1);
-  CHECK_EQ(scale_blocks(129), 2);
-  // A: one scale per (row, K block), M-major, a bijection onto 0 .. count - 1; Bᵀ: one per
-  // (128 rows, K block), K-major with rows of b_scale_ld(K) (a multiple of 4): one to one, inside.
-  for (int M : {1, 7, 128, 300}) {
-    for (int K : {1, 128, 129, 1000}) {
-      std::set<int64_t> seen;
-      for (int m = 0; m < M; ++m)
-        for (int kb = 0; kb < scale_blocks(K); ++kb) seen.insert(a_scale_index(m, kb, M));
-      CHECK_EQ(int64_t(seen.size()), int64_t(M) * scale_blocks(K));
-      CHECK_EQ(*seen.rbegin(), int64_t(M) * scale_blocks(K) - 1);
-      seen.clear();
-      for (int nb = 0; nb < scale_blocks(M); ++nb)
-        for (int kb = 0; kb < scale_blocks(K); ++kb) seen.insert(b_scale_index(nb, kb, K));
-      CHECK_EQ(int64_t(seen.size()), int64_t(scale_blocks(M)) * scale_blocks(K));
-      CHECK(*seen.rbegin() < int64_t(scale_blocks(M)) * b_scale_ld(K));
-      CHECK_EQ(b_scale_ld(K) % 4, 0);
-    }
-  }
-  // The 8 rows of one fragment column of A are 8 consecutive floats: one 32-byte sector.
-  CHECK_EQ(a_scale_index(9, 3, 1000) - a_scale_index(1, 3, 1000), 8);
-  // Bᵀ's K blocks of one row block are adjacent (cuBLASLt's BLK128x128_32F order).
-  CHECK_EQ(b_scale_index(2, 5, 4096) - b_scale_index(2, 4, 4096), 1);
-}
 
 // The tanh form, in the form the kernels compute (x / (1 + e^(-2u))), against the textbook
 // spelling where that does not cancel, and in the tails against a long double of the same form.
@@ -63,6 +34,25 @@ TEST(fp8_epilogue, gelu_slope_is_bounded) {
     worst = std::fmax(worst, std::fabs(gelu_tanh_ref(x + h) - gelu_tanh_ref(x - h)) / (2 * h));
   CHECK(worst <= kGeluMaxSlope);
   CHECK(worst > 1.12);
+}
+
+// gelu_tanh_slope_ref is gelu's derivative (against a central difference), and below
+// kGeluTailEdge |gelu'| grows with x, which the check's tail bound relies on (the interval's
+// right end has the largest slope); it is 0, not NaN, where e^(-2u) overflows.
+TEST(fp8_epilogue, gelu_tail_slope_grows) {
+  for (double x = -12; x <= 6; x += 1.0 / 64) {
+    const double h = 1e-5 * (1 + std::fabs(x));
+    const double num = (gelu_tanh_ref(x + h) - gelu_tanh_ref(x - h)) / (2 * h);
+    CHECK(std::fabs(gelu_tanh_slope_ref(x) - num) <= 1e-5 * std::fabs(num) + 1e-300);
+  }
+  double last = 0;
+  for (double x = -40; x <= kGeluTailEdge; x += 1.0 / 256) {
+    const double s = std::fabs(gelu_tanh_slope_ref(x));
+    CHECK(s >= last);
+    last = s;
+  }
+  CHECK(last < 0.1);                                // at x = -2: far below kGeluMaxSlope
+  CHECK(gelu_tanh_slope_ref(-1000.0) == 0.0);       // e^(-2u) overflows: 0, not NaN
 }
 
 // The FP32 function the kernels call (host spelling: libm's exp where the device takes the
@@ -118,27 +108,4 @@ TEST(fp8_epilogue, band_writes_meet_no_bank_twice) {
   std::set<int> plain;
   for (int lane = 0; lane < 32; ++lane) plain.insert((lane / 4 * 128 + 4 * (lane % 4)) / 4 % 32);
   CHECK_EQ(int(plain.size()), 4);
-}
-
-TEST(fp8_epilogue, tall_partial_layout) {
-  // TallVec (step 11): the floats of the workspace's float4 cover the (256, 128) tile once, each
-  // where the accumulator map puts the register it came from (float f of float4 256 i + c is
-  // register 4 (i % 16) + (f ^ 1) of slab i / 16 of consumer thread c: the pairs swapped), and
-  // float4 256 i + c is float4 c, 8 (i % 16) columns right and 64 (i / 16) rows down.
-  std::vector<int> seen(TallVec::kRows * TallVec::kCols, 0);
-  for (int q = 0; q < TallVec::kVecs; ++q) {
-    const int c = q % 256, i = q / 256;
-    for (int f = 0; f < 4; ++f) {
-      const int reg = 4 * (i % 16) + (f ^ 1);
-      const int r = 128 * (c / 128) + 64 * (i / 16) + WgmmaAcc::row(c % 128, reg);
-      const int k = WgmmaAcc::col(c % 128, reg);
-      CHECK_EQ(TallVec::elem_row(q, f), r);
-      CHECK_EQ(TallVec::elem_col(q, f), k);
-      CHECK(r < TallVec::kRows && k < TallVec::kCols);
-      if (r < TallVec::kRows && k < TallVec::kCols) ++seen[r * TallVec::kCols + k];
-    }
-    CHECK_EQ(TallVec::row(q), TallVec::row(c) + 64 * (i / 16));
-    CHECK_EQ(TallVec::col(q), TallVec::col(c) + 8 * (i % 16));
-  }
-  for (int n : seen) CHECK_EQ(n, 1);
 }

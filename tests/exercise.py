@@ -2,10 +2,14 @@
 """One exercise through its chapter's own path: verified at the chapter's test shapes, then
 judged on the lesson's point: its time next to the step it rebuilds (and cuBLAS).
 
-usage: exercise.py PROGRAM KERNEL STEP_KERNEL SHAPES BENCH_SHAPES [--twice] [--sanitize SHAPES]
+usage: exercise.py PROGRAM KERNEL STEP_KERNEL SHAPES BENCH_SHAPES [--twice] [--gelu-tail]
+                   [--sanitize SHAPES]
 
   --twice            the check runs each kernel a second time on the same input and fails
                      unless the output has the same bits (chapter 06: determinism is the lesson)
+  --gelu-tail        the check runs with --gelu-tail 1: the pre-activations pushed into GELU's
+                     tails, and a GELU kernel whose inputs did not reach -5 fails (chapter 10:
+                     the tail is the lesson)
   --sanitize SHAPES  where compute-sanitizer is installed (PATH, $CUDA_HOME/bin or
                      /usr/local/cuda/bin), racecheck and synccheck at these small shapes too
                      (chapters 07 and 08: the synchronization is the lesson); skipped without it
@@ -90,6 +94,10 @@ LESSON = {
         "the last wave is not split yet: with fewer tiles than SMs, or a part-filled last wave, "
         "most SMs sit idle while a few walk all of K; cut each of the last wave's R = tiles "
         "mod SMs tiles into min(SMs / R, K-tiles) slices of K, one block each",
+    "ex_gelu_tail":
+        "the GELU costs more than gelu_tanh's: tanhf is a long instruction sequence, while "
+        "x / (1 + e^(-2u)) needs one exponential (__expf) and one fast division (__fdividef) "
+        "an element",
     "ex_block_promote":
         "the promotion costs more than one FFMA a register: take each register's multiplier "
         "from its row (registers 4j, 4j + 1 row m, 4j + 2, 4j + 3 row m + 8) in an unrolled "
@@ -198,11 +206,13 @@ def sanitize(program, kernel, step, shapes):
 
 
 def main(argv):
-    args, twice, sanitize_shapes = [], False, None
+    args, twice, gelu_tail, sanitize_shapes = [], False, False, None
     i = 0
     while i < len(argv):
         if argv[i] == "--twice":
             twice = True
+        elif argv[i] == "--gelu-tail":
+            gelu_tail = True
         elif argv[i] == "--sanitize" and i + 1 < len(argv):
             sanitize_shapes = argv[i + 1]
             i += 1
@@ -218,7 +228,9 @@ def main(argv):
     program, kernel, step, shapes, bench_shape = args
 
     check = subprocess.run([program, "--check", "--kernel", kernel, "--shapes", shapes] +
-                           (["--twice"] if twice else []), capture_output=True, text=True)
+                           (["--twice"] if twice else []) +
+                           (["--gelu-tail", "1"] if gelu_tail else []),
+                           capture_output=True, text=True)
     if check.returncode == 77:
         print((check.stderr.strip().splitlines() or ["skipped"])[-1])
         return 77

@@ -2,7 +2,7 @@
 # The recorded run behind the READMEs' tables, on the GPU(s) at hand, into one record folder:
 # every step's timing (tools/progression.py --sizes --tables), the Nsight Compute counters the
 # tables ask for (tools/profile.py --tables), the ceilings (tools/ceilings), the two L2 flushes
-# (tools/flush_compare.py), chapter 10's errors (tools/fp8_errors.sh), then the plots.
+# (tools/flush_compare.py), chapters 10 and 11's errors (tools/fp8_errors.sh), then the plots.
 #
 # usage: tools/record.sh BUILD OUT [STAGE...]
 #   stages: timings counters ceilings flush   (default: all four); the plots are drawn last
@@ -31,8 +31,8 @@ else
   mapfile -t gpus < <(nvidia-smi -L 2>/dev/null | sed -n 's/^GPU \([0-9]*\):.*/\1/p')
 fi
 [ "${#gpus[@]}" -ge 1 ] || { echo "record.sh: no GPU (nvidia-smi -L lists none)" >&2; exit 77; }
-groups=("09_every_shape" "06_splitk,10_fp8_epilogue" "04_coalesced,05_tensorcore,08_hopper"
-        "01_naive,02_transpose_copy,03_tiled,07_pipelined")
+groups=("09_every_shape" "06_splitk,10_fp8_epilogue,11_block_scales"
+        "04_coalesced,05_tensorcore,08_hopper" "01_naive,02_transpose_copy,03_tiled,07_pipelined")
 flush_group=2  # the flushes after group 2's counters; the ceilings after the last group's
 mkdir -p "$out/parts"
 

@@ -585,14 +585,14 @@ def gpus_table(data, o):
     return lines + [""] + table(head, body)
 
 
-# Chapter 11's reduce-scatter steps that move BF16 partials: timed against the BF16 limit.
+# Chapter 12's reduce-scatter steps that move BF16 partials: timed against the BF16 limit.
 BF16_PARTIALS = ("bf16_partials", "one_sum", "sum_epilogue")
 
 
 def many_gpus_table(data, o):
-    """Chapter 11's layers on many GPUs, from a multi-GPU record folder beside the primary's
-    (record=SLUG, e.g. h100-x4: many_gpus.csv from 11_many_gpus/bench.sh, torch_tpG.csv from
-    11_many_gpus/torch_async_tp.py, topology.txt from nvidia-smi). layer=ag|rs, gpus=4,2 (the
+    """Chapter 12's layers on many GPUs, from a multi-GPU record folder beside the primary's
+    (record=SLUG, e.g. h100-x4: many_gpus.csv from 12_many_gpus/bench.sh, torch_tpG.csv from
+    12_many_gpus/torch_async_tp.py, topology.txt from nvidia-smi). layer=ag|rs, gpus=4,2 (the
     TP sizes, in the order of the rows), shapes=MxNxK,... (default: every shape recorded, in
     the CSV's order). Per row: the slowest rank's median ms of the GEMM alone (ag: the faster
     of chapter 09's GEMM and step 5's kernel, as the program's limit takes it), the
@@ -614,7 +614,7 @@ def many_gpus_table(data, o):
     where = folder if rel.startswith("..") else rel
     path = os.path.join(folder, "many_gpus.csv")
     if not os.path.exists(path):
-        raise KeyError(f"{where}/many_gpus.csv is missing (11_many_gpus/bench.sh writes it)")
+        raise KeyError(f"{where}/many_gpus.csv is missing (12_many_gpus/bench.sh writes it)")
     rows, meta = read_csv(path)
     at = {}
     for r in rows:

@@ -1,11 +1,11 @@
-// Chapter 10, experiment: trace_wg, step 12's comparison made one change apart, and a timeline
-// of its tiles. tr_straight_128_s6 and tr_straight_128_s4 are copies of step 10's (128, 128) BF16
-// kernel (step 1's, straight bias and GELU) with 6 stages (as step 10) and with 4 (as step 12);
-// tr_wg_128 is a copy of step 12's kernel at BN = 128. With FP8_TRACE=1 the first thread of math
+// Chapter 10, experiment: trace_wg, step 7's comparison made one change apart, and a timeline
+// of its tiles. tr_straight_128_s6 and tr_straight_128_s4 are copies of step 6's (128, 128) BF16
+// kernel (step 1's, straight bias and GELU) with 6 stages (as step 6) and with 4 (as step 7);
+// tr_wg_128 is a copy of step 7's kernel at BN = 128. With FP8_TRACE=1 the first thread of math
 // (or consumer) warpgroup 1 and of the epilogue warpgroup in block 0 read clock64 at a tile's
 // start, after its first full-barrier wait, after its last wgmma, after the hand-off wait and
 // stores, and around the epilogue (tr_report prints the averages on the launcher's fifth call);
-// without it the stamps are not taken. NOTES.md, "Step 12 one change apart".
+// without it the stamps are not taken. NOTES.md, "Step 7 one change apart".
 //
 //   ./build/10_fp8_epilogue/fp8_epilogue --kernel tr_straight_128_s4,tr_wg_128 --shapes 4096x24576x1536 --bench
 //   FP8_TRACE=1 ./build/10_fp8_epilogue/fp8_epilogue --kernel tr_wg_128 --shapes 4096x32768x512 --bench
@@ -17,11 +17,11 @@
 #include <map>
 #include <string>
 #include <vector>
-#include "10_fp8_epilogue/steps/12_epilogue_wg.cuh"
+#include "10_fp8_epilogue/steps/7_epilogue_wg.cuh"
 
 constexpr int kTrMax = 128;  // tiles traced
 constexpr int kTrW = 12;     // stamps a tile
-// Both copies' producer (steps 1 and 12's): one thread walks the block's tiles and their K tiles.
+// Both copies' producer (steps 1 and 7's): one thread walks the block's tiles and their K tiles.
 template <int BN, int S>
 __device__ __forceinline__ void tr_produce(const CUtensorMap* tm_a, const CUtensorMap* tm_b,
                                            uint32_t base, uint32_t full0, uint32_t empty0,
@@ -41,7 +41,7 @@ __device__ __forceinline__ void tr_produce(const CUtensorMap* tm_a, const CUtens
   }
 }
 
-// Step 10's kernel (step 1's, straight functor) with S stages. Stamps (consumer warpgroup 1,
+// Step 6's kernel (step 1's, straight functor) with S stages. Stamps (consumer warpgroup 1,
 // thread 0): 0 tile start, 1 first full barrier passed, 2 last wgmma done, 3 store returned.
 template <int BN, int S, class Epi>
 __global__ void __launch_bounds__(3 * kWarpgroup, 1)
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
   }
 }
 
-// Step 12's kernel. Stamps: math warpgroup 1, thread 0: 0 tile start, 1 first full barrier
+// Step 7's kernel. Stamps: math warpgroup 1, thread 0: 0 tile start, 1 first full barrier
 // passed, 2 last wgmma done, 3 acc_empty passed, 4 hand-off stored; epilogue thread 0: 5 before
 // acc_full, 6 acc_full passed, 7 slab 0 stored, 8 slab 1 stored.
 template <int BN, class Epi>
@@ -241,7 +241,7 @@ inline void tr_report(const char* what, const GemmProblem& p, const long long* r
     const long long* q = &h[(j + 1) * kTrW];
     d[0] += r[1] - r[0];  // waiting for the first stage
     d[1] += r[2] - r[1];  // the K loop
-    d[2] += r[3] - r[2];  // step 10: the store; step 12: the wait for acc_empty
+    d[2] += r[3] - r[2];  // step 6: the store; step 7: the wait for acc_empty
     d[3] += q[0] - r[0];  // a tile, start to start (math warpgroup)
     if (wg) {
       d[4] += r[4] - r[3];  // the hand-off stores

@@ -35,7 +35,7 @@ struct AlphaBeta {
   }
 };
 
-// The tile is (128, BN): 256 here, as chapter 08's; step 7 times BN = 192, 128 and 64 too. Its
+// The tile is (128, BN): 256 here, as chapter 08's; step 5 times BN = 192, 128 and 64 too. Its
 // stages, as many as fit beside the barriers and the bands (227 KiB in all): 4 of 48 KiB at
 // BN = 256 (chapter 08's), 4 of 40 KiB at 192, 6 of 32 KiB at 128, 8 of 24 KiB at 64.
 template <int BN>
