@@ -41,6 +41,37 @@ __device__ __forceinline__ void tr_produce(const CUtensorMap* tm_a, const CUtens
   }
 }
 
+// Both copies' math for one tile (step 1's K loop, as steps 6 and 7 run it), acc zeroed by the
+// caller: each stage's wgmma issued as it lands, the stage before released once that wgmma is
+// issued, then every wgmma waited for and the last stage released. Stamps, where `stamp`: 0 tile
+// start, 1 first full barrier passed, 2 last wgmma done.
+template <int BN, int S>
+__device__ __forceinline__ void tr_k_loop(float (&acc)[BN / 2], uint32_t base, uint32_t full0,
+                                          uint32_t empty0, int row0, int t, int k_tiles, int& it,
+                                          bool stamp, long long* r) {
+  constexpr int kStage = kEpiStageBytes<BN>;
+  auto release = [&](int i) {
+    if (t % 32 == 0) mbar_arrive(empty0 + 8 * (i % S));
+  };
+  if (stamp) r[0] = clock64();
+  for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+    const int s = it % S;
+    mbar_wait(full0 + 8 * s, (it / S) & 1);
+    if (stamp && kt == 0) r[1] = clock64();
+    pin(acc);
+    wgmma_fence();
+    wgmma_stage<BN>(acc, base + s * kStage + row0 * kSwizzleBytes, base + s * kStage + kWsABytes);
+    wgmma_commit();
+    wgmma_wait<1>();
+    pin(acc);
+    if (kt > 0) release(it - 1);
+  }
+  wgmma_wait<0>();
+  pin(acc);
+  if (stamp) r[2] = clock64();
+  release(it - 1);
+}
+
 // Step 6's kernel (step 1's, straight functor) with S stages. Stamps (consumer warpgroup 1,
 // thread 0): 0 tile start, 1 first full barrier passed, 2 last wgmma done, 3 store returned.
 template <int BN, int S, class Epi>
@@ -76,36 +107,15 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
     setmaxnreg_inc<232>();
     const int row0 = 64 * (wg - 1);
     const uint32_t bands = bands0 + (threadIdx.x / 32 - 4) * kEpiBandsPerWarp * kBandBf16Bytes;
-    int next_band = 0;
-    auto release = [&](int it) {
-      if (t % 32 == 0) mbar_arrive(empty0 + 8 * (it % S));
-    };
     const bool me = tr && wg == 1 && t == 0;
-    int it = 0, j = 0;
+    int next_band = 0, it = 0, j = 0;
     for (int b = blockIdx.x; b < out_tiles; b += gridDim.x, ++j) {
       const TileCoord tc = grouped_tile(b, tiles_m, tiles_n, group);
       float acc[BN / 2];
 #pragma unroll
       for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
       long long* r = rec + (j % kTrMax) * kTrW;
-      if (me && j < kTrMax) r[0] = clock64();
-      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-        const int s = it % S;
-        mbar_wait(full0 + 8 * s, (it / S) & 1);
-        if (me && j < kTrMax && kt == 0) r[1] = clock64();
-        pin(acc);
-        wgmma_fence();
-        wgmma_stage<BN>(acc, base + s * kStage + row0 * kSwizzleBytes,
-                        base + s * kStage + kWsABytes);
-        wgmma_commit();
-        wgmma_wait<1>();
-        pin(acc);
-        if (kt > 0) release(it - 1);
-      }
-      wgmma_wait<0>();
-      pin(acc);
-      if (me && j < kTrMax) r[2] = clock64();
-      release(it - 1);
+      tr_k_loop<BN, S>(acc, base, full0, empty0, row0, t, k_tiles, it, me && j < kTrMax, r);
       store_tile_bf16<BN>(acc, epi, tc.m * kWsBM + row0, tc.n * BN, M, N, tma, &tm_d, D, bands,
                           next_band);
       if (me && j < kTrMax) r[3] = clock64();
@@ -122,7 +132,7 @@ __global__ void __launch_bounds__(4 * kWarpgroup, 1)
     tr_wg_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                  const __grid_constant__ CUtensorMap tm_d, bool tma, int M, int N, int K,
                  __nv_bfloat16* D, Epi epi, int group, long long* rec) {
-  constexpr int S = kWgStages<BN, 1>, kStage = kEpiStageBytes<BN>;
+  constexpr int S = kWgStages<BN>, kStage = kEpiStageBytes<BN>;
   constexpr int kSlabBytes = kHandBytes<BN> / 2;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t base = smem_base_1024(smem_raw);
@@ -154,9 +164,6 @@ __global__ void __launch_bounds__(4 * kWarpgroup, 1)
     setmaxnreg_inc<152>();
     const int row0 = 64 * (wg - 1);
     const uint32_t slab = hand + (wg - 1) * kSlabBytes;
-    auto release = [&](int it) {
-      if (t % 32 == 0) mbar_arrive(empty0 + 8 * (it % S));
-    };
     const bool me = tr && wg == 1 && t == 0;
     int it = 0, j = 0;
     for (int b = blockIdx.x; b < out_tiles; b += gridDim.x, ++j) {
@@ -164,24 +171,7 @@ __global__ void __launch_bounds__(4 * kWarpgroup, 1)
 #pragma unroll
       for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
       long long* r = rec + (j % kTrMax) * kTrW;
-      if (me && j < kTrMax) r[0] = clock64();
-      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-        const int s = it % S;
-        mbar_wait(full0 + 8 * s, (it / S) & 1);
-        if (me && j < kTrMax && kt == 0) r[1] = clock64();
-        pin(acc);
-        wgmma_fence();
-        wgmma_stage<BN>(acc, base + s * kStage + row0 * kSwizzleBytes,
-                        base + s * kStage + kWsABytes);
-        wgmma_commit();
-        wgmma_wait<1>();
-        pin(acc);
-        if (kt > 0) release(it - 1);
-      }
-      wgmma_wait<0>();
-      pin(acc);
-      if (me && j < kTrMax) r[2] = clock64();
-      release(it - 1);
+      tr_k_loop<BN, S>(acc, base, full0, empty0, row0, t, k_tiles, it, me && j < kTrMax, r);
       mbar_wait(acc_empty, (j & 1) ^ 1);
       if (me && j < kTrMax) r[3] = clock64();
 #pragma unroll

@@ -38,11 +38,11 @@ constexpr int kHandBytes = 2 * kWarpgroup * (BN / 2) * 4;  // 64 KiB at BN = 128
 // E epilogue warpgroups, 4 warps each, two bands a warp: 16 KiB a warpgroup.
 template <int E>
 constexpr int kWgEpiBytes = E * 4 * kEpiBandsPerWarp * kBandBf16Bytes;
-template <int BN, int E>
+template <int BN>
 constexpr int kWgStages = BN == 128 ? 4 : 7;  // as many as fit beside the hand-off
 template <int BN, int E>
 constexpr int kWgSmem =
-    kWgStages<BN, E> * kEpiStageBytes<BN> + 1024 + 1024 + kWgEpiBytes<E> + kHandBytes<BN>;
+    kWgStages<BN> * kEpiStageBytes<BN> + 1024 + 1024 + kWgEpiBytes<E> + kHandBytes<BN>;
 static_assert(kWgSmem<128, 1> <= 227 * 1024 && kWgSmem<64, 1> <= 227 * 1024 &&
                   kWgSmem<128, 2> <= 227 * 1024,
               "a block's shared memory: at most 227 KiB on sm_90");
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__((3 + E) * kWarpgroup, 1)
   static_assert(E == 1 || (E == 2 && BN == 128),
                 "one epilogue warpgroup for both slabs, or (at BN 128) one a slab");
   using R = WgRegs<E>;
-  constexpr int S = kWgStages<BN, E>, kStage = kEpiStageBytes<BN>;
+  constexpr int S = kWgStages<BN>, kStage = kEpiStageBytes<BN>;
   constexpr int kSlabBytes = kHandBytes<BN> / 2;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t base = smem_base_1024(smem_raw);
