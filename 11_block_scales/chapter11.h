@@ -19,6 +19,9 @@ void launch_block_straight_128(const GemmProblem& p);  //   (and each menu entry
 void launch_block_straight_64(const GemmProblem& p);
 void launch_block_wave(const GemmProblem& p);         // step 7: block_straight, the tall tile's
 void launch_block_wave_256(const GemmProblem& p);     //   last wave split in K (and alone)
+void launch_block_fill(const GemmProblem& p);         // step 8: step 7's menu and a 128 x 56 tile
+void launch_block_fill_56(const GemmProblem& p);      //   (and the new entry alone;
+void launch_fill_64(const GemmProblem& p);            //   its kernel 64 wide, for comparison)
 void launch_cluster(const GemmProblem& p);       // experiment: step 2 in clusters of two
 void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
 void launch_ex_block_promote(const GemmProblem& p);  // the exercise (exercises/block_promote.cuh)

@@ -14,6 +14,8 @@
 //   steps/6_straight.cuh      block_straight: steps 4-5 with chapter 10's straight epilogue
 //   steps/7_split_wave.cuh    block_wave: step 6 with step 4's tile on chapter 09's schedule,
 //                             the last partial wave split in K
+//   steps/8_fill_width.cuh    block_fill: step 7's menu and step 2's kernel 56 columns wide, two
+//                             Bᵀ scales a K tile, so that one row of tiles fills the SMs
 // and the experiments (not steps; NOTES.md):
 //   experiments/cluster.cuh   cluster: step 2 in clusters of two blocks sharing each Bᵀ tile
 //   experiments/two_parts.cuh two_parts: step 2 with two part accumulators, the adds overlapped
@@ -24,6 +26,6 @@
 #define FP8_TEMPLATES_ONLY
 #include "10_fp8_epilogue/steps/6_straight.cuh"
 #undef FP8_TEMPLATES_ONLY
-#include "11_block_scales/steps/7_split_wave.cuh"
+#include "11_block_scales/steps/8_fill_width.cuh"
 #include "11_block_scales/experiments/cluster.cuh"
 #include "11_block_scales/experiments/two_parts.cuh"

@@ -404,6 +404,26 @@ __device__ __forceinline__ void wgmma_m64n64k32_e4m3(float (&d)[32], uint64_t de
       : "memory");
 }
 
+// FP8: D (64 x 56, FP32, 28 registers a thread) (+)= A (64 x 32, e4m3) * B (32 x 56, e4m3):
+// chapter 11's width that fills the SMs (step 8). N is any multiple of 8 up to 256 (PTX ISA,
+// "wgmma.mma_async": matrix shapes).
+__device__ __forceinline__ void wgmma_m64n56k32_e4m3(float (&d)[28], uint64_t desc_a,
+                                                    uint64_t desc_b, int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %30, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n56k32.f32.e4m3.e4m3 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, "
+      "%14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27"
+      "}, %28, %29, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+        "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
+        "+f"(d[26]), "+f"(d[27])
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate)
+      : "memory");
+}
+
 // D (64 x 144, FP32, 72 registers a thread) (+)= A (64 x 16, smem desc) * B (16 x 144, smem desc).
 __device__ __forceinline__ void wgmma_m64n144k16(float (&d)[72], uint64_t desc_a, uint64_t desc_b,
                                                int accumulate) {
