@@ -44,7 +44,7 @@ static_assert(kFillStagesOf<kFillBN> == 9 && kFillSmemOf<kFillBN> <= 232448,
 // others sc1. F is a constant here: the kernel compiles its K loop once per F (with_former), so
 // each FFMA reads one of four fixed multipliers, as step 2's read one of two. Chosen at run time
 // inside the loop instead (a select a group, a pinned multiplier a group, or a branch a K
-// tile), the same kernel 64 wide ran 8-15 % slower than with one scale at 128 x 7168 x 16384
+// tile), the same kernel 64 wide ran 7-15 % slower than with one scale at 128 x 7168 x 16384
 // (NOTES.md, "Step 8").
 struct TwoBlockScales {
   template <int F, int R>
