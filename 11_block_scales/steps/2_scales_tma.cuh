@@ -141,10 +141,11 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
 
 // --- The scales' tensor maps --------------------------------------------------------------
 // A (rows x cols) row-major FP32 array with rows ld floats apart (ld % 4 == 0: TMA's strides are
-// multiples of 16 bytes), boxes of box_cols x 1, no swizzle, no L2 promotion; zeros outside it
-// (tensor_map_2d, cached as every map is).
-inline const CUtensorMap* scale_map(const float* base, int rows, int cols, int ld, int box_cols) {
-  return tensor_map_2d(base, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, rows, cols, box_cols, 1,
+// multiples of 16 bytes), boxes of box_cols x box_rows, no swizzle, no L2 promotion; zeros
+// outside it (tensor_map_2d, cached as every map is).
+inline const CUtensorMap* scale_map(const float* base, int rows, int cols, int ld, int box_cols,
+                                    int box_rows = 1) {
+  return tensor_map_2d(base, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, rows, cols, box_cols, box_rows,
                        CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, ld);
 }
 
@@ -173,9 +174,10 @@ inline const CUtensorMap* a_scale_map(const float* a_dq, int M, int K) {
   CUDA_CHECK_LAUNCH();
   return scale_map(padded, KB, M, ld, kWsBM);
 }
-// Bᵀ's: rows of b_scale_ld(K) floats (a multiple of 4 by construction), boxes of 4.
-inline const CUtensorMap* b_scale_map(const float* b_dq, int N, int K) {
-  return scale_map(b_dq, scale_blocks(N), b_scale_ld(K), b_scale_ld(K), 4);
+// Bᵀ's: rows of b_scale_ld(K) floats (a multiple of 4 by construction), boxes of 4 x n_blocks
+// (step 8 copies two N blocks' scales at once).
+inline const CUtensorMap* b_scale_map(const float* b_dq, int N, int K, int n_blocks = 1) {
+  return scale_map(b_dq, scale_blocks(N), b_scale_ld(K), b_scale_ld(K), 4, n_blocks);
 }
 
 template <int BN = kPromBN, class Epi>

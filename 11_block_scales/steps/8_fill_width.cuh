@@ -205,13 +205,6 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
   }
 }
 
-// Bᵀ's scales with boxes of 4 x 2: a K block's four, in the tile's first N block and the next.
-inline const CUtensorMap* b_scale_map_two(const float* b_dq, int N, int K) {
-  return tensor_map_2d(b_dq, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, scale_blocks(N), b_scale_ld(K),
-                       4, 2, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                       b_scale_ld(K));
-}
-
 #ifndef FP8_TEMPLATES_ONLY
 template <int BN, class Epi>
 void launch_fill_with(const GemmProblem& p, const Epi& epi) {
@@ -223,7 +216,7 @@ void launch_fill_with(const GemmProblem& p, const Epi& epi) {
   const CUtensorMap* ta = e4m3_map(qA, p.M, K, kWsBM);
   const CUtensorMap* tb = e4m3_map(qBt, p.N, K, BN);
   const CUtensorMap* tsa = a_scale_map(p.a_dq_blk, p.M, p.K);
-  const CUtensorMap* tsb = b_scale_map_two(p.b_dq_blk, p.N, p.K);
+  const CUtensorMap* tsb = b_scale_map(p.b_dq_blk, p.N, p.K, 2);  // two N blocks a box
   const int tiles = ((p.M + kWsBM - 1) / kWsBM) * ((p.N + BN - 1) / BN);
   const int grid = std::min(tiles, device_sm_count());
   constexpr int kSmem = kFillSmemOf<BN>;
