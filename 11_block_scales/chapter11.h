@@ -24,4 +24,5 @@ void launch_block_fill_56(const GemmProblem& p);      //   (and the new entry al
 void launch_fill_64(const GemmProblem& p);            //   its kernel 64 wide, for comparison)
 void launch_cluster(const GemmProblem& p);       // experiment: step 2 in clusters of two
 void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
+void launch_hybrid(const GemmProblem& p);        // experiment: a Stream-K hybrid schedule
 void launch_ex_block_promote(const GemmProblem& p);  // the exercise (exercises/block_promote.cuh)

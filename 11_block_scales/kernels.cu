@@ -19,6 +19,7 @@
 // and the experiments (not steps; NOTES.md):
 //   experiments/cluster.cuh   cluster: step 2 in clusters of two blocks sharing each Bᵀ tile
 //   experiments/two_parts.cuh two_parts: step 2 with two part accumulators, the adds overlapped
+//   experiments/hybrid.cuh    hybrid: step 4's tile on a Stream-K hybrid schedule
 // Explanation and measurements: 11_block_scales/README.md
 #include "11_block_scales/chapter11.h"
 // Chapter 10's step files as templates only: their launchers belong to chapter 10's program
@@ -29,3 +30,4 @@
 #include "11_block_scales/steps/8_fill_width.cuh"
 #include "11_block_scales/experiments/cluster.cuh"
 #include "11_block_scales/experiments/two_parts.cuh"
+#include "11_block_scales/experiments/hybrid.cuh"

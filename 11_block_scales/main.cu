@@ -63,6 +63,8 @@ int main(int argc, char** argv) {
        Role::kSweep, "lt_fp8_block"},
       {"two_parts", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_two_parts, {},
        Role::kSweep, "lt_fp8_block"},
+      {"hybrid", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_hybrid, {}, Role::kSweep,
+       "lt_fp8_block"},
       // Yours to write (exercises/block_promote.cuh): --kernel ex_block_promote.
       {"ex_block_promote", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_ex_block_promote,
        {}, Role::kExercise, "lt_fp8"},

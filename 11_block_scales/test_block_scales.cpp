@@ -1,10 +1,13 @@
 // Chapter 11's host-side functions: the layout of the fine-grained scales (fp8_gemm.h, which
 // chapter 10's harness quantises into) and step 7's partial tile in the workspace (TallVec,
 // tall_vec.h).
+#include <cstdio>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "10_fp8_epilogue/fp8_gemm.h"
+#include "11_block_scales/hybrid.h"
 #include "11_block_scales/tall_vec.h"
 #include "harness.h"
 #include "shared/hopper/hopper.cuh"  // WgmmaAcc
@@ -57,4 +60,47 @@ TEST(block_scales, tall_partial_layout) {
     CHECK_EQ(TallVec::col(q), TallVec::col(c) + 8 * (i % 16));
   }
   for (int n : seen) CHECK_EQ(n, 1);
+}
+
+TEST(block_scales, hybrid_plan_covers_every_k_tile_once) {
+  // plan_hybrid (step 9): every K-tile of every tile once, later parts first in their blocks,
+  // owners' later parts in the blocks after them in K order; over tile counts around whole
+  // waves, fewer tiles than SMs, one K-tile, and the GPUs' SM counts.
+  for (int sms : {1, 7, 114, 132})
+    for (int tiles : {1, 2, sms - 1, sms, sms + 1, 2 * sms - 1, 2 * sms, 3 * sms + 5, 512, 2048})
+      for (int k_tiles : {1, 2, 3, 12, 64, 128}) {
+        if (tiles < 1) continue;
+        const HybridPlan p = plan_hybrid(tiles, k_tiles, sms);
+        const std::string why = hybrid_plan_problem(p, tiles, k_tiles, sms);
+        if (!why.empty())
+          std::fprintf(stderr, "tiles %d, K-tiles %d, SMs %d: %s\n", tiles, k_tiles, sms,
+                       why.c_str());
+        CHECK(why.empty());
+        // Dealt where the tiles are no whole number of waves, and then never slower than the
+        // whole-tile grid; never more than the work's share rounded up, plus a tile's K-tiles
+        // where the plan deals nothing.
+        CHECK_EQ(p.sk_tiles > 0, tiles % sms != 0);
+        const int64_t whole = int64_t((tiles + sms - 1) / sms) * k_tiles;
+        const int64_t share = (int64_t(tiles) * k_tiles + p.grid - 1) / p.grid;
+        CHECK(hybrid_makespan(p) <= whole);
+        CHECK(hybrid_makespan(p) <= share + 1);
+      }
+  // The README's 8192^3: 2,048 tiles of 256 x 128 and 64 K-tiles on 132 SMs: 200 tiles dealt
+  // (97 K-tiles the busiest block), 14 waves whole: 993 K-tiles against 16 tiles' 1,024.
+  const HybridPlan p = plan_hybrid(2048, 64, 132);
+  CHECK_EQ(p.sk_tiles, 200);
+  CHECK_EQ(p.grid, 132);
+  CHECK_EQ(hybrid_makespan(p), 993);
+}
+
+TEST(block_scales, hybrid_plan_problem_names_what_is_wrong) {
+  HybridPlan p = plan_hybrid(300, 8, 132);
+  CHECK(hybrid_plan_problem(p, 300, 8, 132).empty());
+  CHECK(!hybrid_plan_problem(p, 301, 8, 132).empty());  // another shape
+  HybridPlan q = p;
+  q.grid = 133;  // more blocks than SMs
+  CHECK(!hybrid_plan_problem(q, 300, 8, 132).empty());
+  q = p;
+  q.sk_tiles = p.sk_tiles - 1;  // a tile dealt that the whole tiles also take
+  CHECK(!hybrid_plan_problem(q, 300, 8, 132).empty());
 }
