@@ -22,6 +22,8 @@ void launch_block_wave_256(const GemmProblem& p);     //   last wave split in K 
 void launch_block_fill(const GemmProblem& p);         // step 8: step 7's menu and a 128 x 56 tile
 void launch_block_fill_56(const GemmProblem& p);      //   (and the new entry alone;
 void launch_fill_64(const GemmProblem& p);            //   its kernel 64 wide, for comparison)
+void launch_block_timed(const GemmProblem& p);        // step 9: step 5's split timed on step
+void launch_block_timed_split(const GemmProblem& p);  //   8's menu (and the split alone)
 void launch_cluster(const GemmProblem& p);       // experiment: step 2 in clusters of two
 void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
 void launch_hybrid(const GemmProblem& p);        // experiment: a Stream-K hybrid schedule

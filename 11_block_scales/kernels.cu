@@ -16,6 +16,8 @@
 //                             the last partial wave split in K
 //   steps/8_fill_width.cuh    block_fill: step 7's menu and step 2's kernel 56 columns wide, two
 //                             Bᵀ scales a K tile, so that one row of tiles fills the SMs
+//   steps/9_split_timed.cuh   block_timed: step 5's split of K timed as an entry of step 8's
+//                             menu, not a rule run before it
 // and the experiments (not steps; NOTES.md):
 //   experiments/cluster.cuh   cluster: step 2 in clusters of two blocks sharing each Bᵀ tile
 //   experiments/two_parts.cuh two_parts: step 2 with two part accumulators, the adds overlapped
@@ -27,7 +29,7 @@
 #define FP8_TEMPLATES_ONLY
 #include "10_fp8_epilogue/steps/6_straight.cuh"
 #undef FP8_TEMPLATES_ONLY
-#include "11_block_scales/steps/8_fill_width.cuh"
+#include "11_block_scales/steps/9_split_timed.cuh"
 #include "11_block_scales/experiments/cluster.cuh"
 #include "11_block_scales/experiments/two_parts.cuh"
 #include "11_block_scales/experiments/hybrid.cuh"

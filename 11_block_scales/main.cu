@@ -8,8 +8,8 @@ int main(int argc, char** argv) {
   spec.program = "11_block_scales/block_scales";
   spec.summary =
       "Chapter 11: FP8 e4m3 wgmma with 1x128 (A) and 128x128 (Bᵀ) block scales applied at "
-      "promotion, staged by TMA, on a menu of tiles, split K, a split last wave and a width that "
-      "fills the SMs (A and Bᵀ K-major, D BF16; sm_90a).";
+      "promotion, staged by TMA, on a menu of tiles, split K, a split last wave, a width that "
+      "fills the SMs, and the split timed on the menu (A and Bᵀ K-major, D BF16; sm_90a).";
   spec.default_shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {64, 8192, 8192}};
   spec.min_cc = 90;
   spec.exact_cc = true;
@@ -53,11 +53,16 @@ int main(int argc, char** argv) {
        Role::kSweep, "lt_fp8_block"},
       // Step 8: a 56-wide tile, so that one row of tiles fills the SMs; the entry alone.
       {"block_fill", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_fill, {},
-       Role::kBest, "lt_fp8_block"},
+       Role::kStep, "lt_fp8_block"},
       {"block_fill_56", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_fill_56, {},
        Role::kSweep, "lt_fp8_block"},
       {"fill_64", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_fill_64, {}, Role::kSweep,
        "lt_fp8_block"},
+      // Step 9: step 5's split timed on step 8's menu; the split alone.
+      {"block_timed", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_timed, {},
+       Role::kBest, "lt_fp8_block"},
+      {"block_timed_split", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_timed_split,
+       {}, Role::kSweep, "lt_fp8_block"},
       // The experiments (NOTES.md).
       {"cluster", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_cluster, {},
        Role::kSweep, "lt_fp8_block"},

@@ -149,9 +149,8 @@ int split_k_slices(const GemmProblem& p) {
   return want < 4 ? 0 : want;  // enough tiles (or too little K): no split
 }
 
-void launch_split_tuned(const GemmProblem& p) {
-  const int want = split_k_slices(p);
-  if (want == 0) return launch_tall_tuned(p);  // step 4
+// Step 2's kernel on `want` slices of K (at most), then the sum (step 9 times it as an entry).
+void launch_split_slices(const GemmProblem& p, int want) {
   const int tiles = ((p.M + kWsBM - 1) / kWsBM) * ((p.N + kPromBN - 1) / kPromBN);
   const int k_tiles = (p.K + kFp8BK - 1) / kFp8BK, sms = device_sm_count();
   const int k_per_split = (k_tiles + want - 1) / want;
@@ -176,5 +175,11 @@ void launch_split_tuned(const GemmProblem& p) {
   const int64_t blocks = std::min<int64_t>((int64_t(p.M) * p.N + 255) / 256, 4 * sms);
   split_k_sum_kernel<<<unsigned(blocks), 256>>>(ws, splits, p.M, p.N, epi, p.D);
   CUDA_CHECK_LAUNCH();
+}
+
+void launch_split_tuned(const GemmProblem& p) {
+  const int want = split_k_slices(p);
+  if (want == 0) return launch_tall_tuned(p);  // step 4
+  launch_split_slices(p, want);
 }
 #endif  // FP8_TEMPLATES_ONLY
