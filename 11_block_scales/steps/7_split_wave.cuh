@@ -11,6 +11,12 @@
 // S-th K tile (wave_unit), each a whole K block of 128, so each K block's scales apply as in
 // step 4. block_wave: step 6's block_straight with this kernel as a fourth menu entry, timed
 // where plan_wave splits (R > 0 and SMs / R >= 2).
+// Each block runs its slice (if it has one), then its whole tiles in a loop of their own, the
+// unit's body inlined into both (run_unit, load_unit): the whole tiles' K loop is compiled with
+// step 4's bounds (from 0, stride 1). Walked as one loop over wave_unit's units, the same kernel
+// ran 3-4 % slower than step 4's where nothing is split (4096 x 4224 x 16384) and 4096 x 2112 x
+// 7168 ran at 95-97 % of lt_fp8_block; written this way, 1-3 % faster than step 4's and 103 %.
+// Why was not found: the K loops differ by a few instructions (NOTES.md, "Step 7, rewritten").
 // Chapter 09's split_wave is the BF16 counterpart; CUTLASS's Stream-K scheduler mixes whole
 // tiles and split ones the same way (its data-parallel + Stream-K hybrid).
 //
@@ -138,11 +144,9 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
     setmaxnreg_dec<40>();
     if (t == 0) {
       int it = 0;
-      for (int j = 0;; ++j) {
-        const WorkUnit u = wave_unit(plan, blockIdx.x, j);
-        if (u.tile < 0) break;
-        const TileCoord tc = grouped_tile(u.tile, tiles_m, tiles_n, group);
-        for (int kt = u.k_begin; kt < u.k_end; kt += u.k_step, ++it) {
+      auto load_unit = [&](int tile, int k_begin, int k_end, int k_step) {
+        const TileCoord tc = grouped_tile(tile, tiles_m, tiles_n, group);
+        for (int kt = k_begin; kt < k_end; kt += k_step, ++it) {
           const int s = it % S;
           mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);  // the stage's last use is over
           mbar_arrive_expect_tx(full0 + 8 * s, kTallTxBytes);
@@ -155,7 +159,14 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
           tma_load_2d(sc + 4 * BM, &tm_sb, kt & ~3, tc.n * BN / kScaleBlock,  // Bᵀ: kb & ~3 ..
                       full0 + 8 * s);
         }
+      };
+      // wave_unit's units in its order: the block's slice, then its whole tiles (below).
+      if (plan.split_tiles > 0 && int(blockIdx.x) < plan.split_tiles * plan.splits) {
+        const WorkUnit u = wave_unit(plan, blockIdx.x, 0);
+        load_unit(u.tile, u.k_begin, u.k_end, u.k_step);
       }
+      for (int tile = plan.split_tiles + blockIdx.x; tile < plan.tiles; tile += plan.grid)
+        load_unit(tile, 0, plan.k_tiles, 1);
     }
   } else {
     setmaxnreg_inc<232>();
@@ -171,14 +182,12 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       if (t % 32 == 0) mbar_arrive(empty0 + 8 * (it % S));
     };
     int it = 0;
-    for (int j = 0;; ++j) {
-      const WorkUnit u = wave_unit(plan, blockIdx.x, j);
-      if (u.tile < 0) break;
+    auto run_unit = [&](const WorkUnit& u, int k_begin, int k_end, int k_step) {
       const TileCoord tc = grouped_tile(u.tile, tiles_m, tiles_n, group);
       float acc0[BN / 2], acc1[BN / 2], part[BN / 2];  // slabs 0 and 1, (64, 128) each
 #pragma unroll
       for (int i = 0; i < BN / 2; ++i) acc0[i] = acc1[i] = 0.0f;
-      for (int kt = u.k_begin; kt < u.k_end; kt += u.k_step, ++it) {
+      for (int kt = k_begin; kt < k_end; kt += k_step, ++it) {
         const int s = it % S;
         mbar_wait(full0 + 8 * s, (it / S) & 1);  // the tiles and scales of this K tile landed
         // The multipliers of this K block for the thread's four rows (Bᵀ's is float kt & 3 of
@@ -213,12 +222,19 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
       }
       if (u.slice >= 0) {  // a slice: the tile's S blocks finish it together
         tall_fixup(acc0, acc1, u, tc.m * BM, tc.n * BN, M, N, D, epi, plan, ws, counters);
-        continue;
+        return;
       }
       const int m0 = tc.m * BM + row0;
       store_tile_bf16<BN>(acc0, epi, m0, tc.n * BN, M, N, tma, &tm_d, D, bands, next_band);
       store_tile_bf16<BN>(acc1, epi, m0 + 64, tc.n * BN, M, N, tma, &tm_d, D, bands, next_band);
+    };
+    // As the producer: the block's slice, then its whole tiles in a loop of their own.
+    if (plan.split_tiles > 0 && int(blockIdx.x) < plan.split_tiles * plan.splits) {
+      const WorkUnit u = wave_unit(plan, blockIdx.x, 0);
+      run_unit(u, u.k_begin, u.k_end, u.k_step);
     }
+    for (int tile = plan.split_tiles + blockIdx.x; tile < plan.tiles; tile += plan.grid)
+      run_unit(WorkUnit{tile, 0, plan.k_tiles, -1}, 0, plan.k_tiles, 1);
     store_drain(tma);
   }
 }
@@ -281,8 +297,9 @@ void launch_tall_wave_with(const GemmProblem& p, const Epi& epi) {
 
 // Step 6's menu (kTallMenu) with this kernel as a fourth entry (256 x 128, the last wave split;
 // kWaveEntry), step 5's rule first, the straight epilogue. The entry is timed only where
-// plan_wave splits: elsewhere the kernel runs step 4's schedule, and step 4's own kernel is about
-// 4 % faster there (why was not found: NOTES.md, "Step 7").
+// plan_wave splits: elsewhere the kernel runs step 4's schedule, as step 4's own kernel does
+// (1-3 % slower than this one there, in the runs of NOTES.md, "Step 7, rewritten": within the
+// menu's noise, so the menu is step 6's there).
 constexpr int kWaveEntry = 512;
 constexpr int kWaveMenu[] = {kWaveEntry, 256, 128, 64};
 constexpr const char* kWaveMenuLabels[] = {"256x128 split wave", "256x128", "128x128", "128x64"};
