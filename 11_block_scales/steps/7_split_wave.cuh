@@ -296,13 +296,12 @@ void launch_tall_wave_with(const GemmProblem& p, const Epi& epi) {
 }
 
 // Step 6's menu (kTallMenu) with this kernel as a fourth entry (256 x 128, the last wave split;
-// kWaveEntry), step 5's rule first, the straight epilogue. The entry is timed only where
-// plan_wave splits: elsewhere the kernel runs step 4's schedule, as step 4's own kernel does
-// (1-3 % slower than this one there, in the runs of NOTES.md, "Step 7, rewritten": within the
-// menu's noise, so the menu is step 6's there).
+// kWaveEntry), step 5's rule first, the straight epilogue. The entry is timed at every shape:
+// where plan_wave splits nothing it runs step 4's schedule, as step 4's own kernel does, and ran
+// 1-3.5 % faster than it there (NOTES.md, "Step 7, rewritten").
 constexpr int kWaveEntry = 512;
 constexpr int kWaveMenu[] = {kWaveEntry, 256, 128, 64};
-constexpr const char* kWaveMenuLabels[] = {"256x128 split wave", "256x128", "128x128", "128x64"};
+constexpr const char* kWaveMenuLabels[] = {"256x128 step 7", "256x128", "128x128", "128x64"};
 constexpr int kWaveMenuCount = sizeof(kWaveMenu) / sizeof(kWaveMenu[0]);
 static_assert(kWaveMenuCount == kTallMenuCount + 1, "step 6's menu and one entry more");
 void launch_block_wave_menu(int entry, const GemmProblem& p) {
@@ -312,11 +311,8 @@ void launch_block_wave_menu(int entry, const GemmProblem& p) {
 void launch_block_wave(const GemmProblem& p) {
   if (split_k_slices(p) > 0) return launch_split_tuned(p);
   static WidthChoices chosen;
-  const bool wave = tall_wave_plan(p).splits > 1;  // else step 6's menu, as it was
-  launch_block_wave_menu(tuned_width("block_wave", launch_block_wave_menu, chosen, p,
-                                     wave ? kWaveMenu : kTallMenu,
-                                     wave ? kWaveMenuCount : kTallMenuCount,
-                                     wave ? kWaveMenuLabels : kTallMenuLabels),
+  launch_block_wave_menu(tuned_width("block_wave", launch_block_wave_menu, chosen, p, kWaveMenu,
+                                     kWaveMenuCount, kWaveMenuLabels),
                          p);
 }
 // The new entry alone (--kernel sweep), verified at every shape.

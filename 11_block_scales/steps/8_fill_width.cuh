@@ -225,16 +225,12 @@ void launch_fill_with(const GemmProblem& p, const Epi& epi) {
   CUDA_CHECK_LAUNCH();
 }
 
-// Step 7's menus (with the split wave where plan_wave splits) and 128 x 56 as one entry more,
-// step 5's rule first, the straight functor.
+// Step 7's menu and 128 x 56 as one entry more, step 5's rule first, the straight functor.
 constexpr int kFillWaveMenu[] = {kWaveEntry, 256, 128, 64, kFillBN};
-constexpr const char* kFillWaveLabels[] = {"256x128 split wave", "256x128", "128x128", "128x64",
+constexpr const char* kFillWaveLabels[] = {"256x128 step 7", "256x128", "128x128", "128x64",
                                            "128x56"};
-constexpr int kFillMenu[] = {256, 128, 64, kFillBN};
-constexpr const char* kFillLabels[] = {"256x128", "128x128", "128x64", "128x56"};
-static_assert(sizeof(kFillWaveMenu) == sizeof(kWaveMenu) + sizeof(int) &&
-                  sizeof(kFillMenu) == sizeof(kTallMenu) + sizeof(int),
-              "step 7's menus and one entry more");
+static_assert(sizeof(kFillWaveMenu) == sizeof(kWaveMenu) + sizeof(int),
+              "step 7's menu and one entry more");
 void launch_block_fill_menu(int entry, const GemmProblem& p) {
   if (entry == kFillBN) return launch_fill_with<kFillBN>(p, straight_alpha_beta(p));
   launch_block_wave_menu(entry, p);
@@ -242,11 +238,8 @@ void launch_block_fill_menu(int entry, const GemmProblem& p) {
 void launch_block_fill(const GemmProblem& p) {
   if (split_k_slices(p) > 0) return launch_split_tuned(p);
   static WidthChoices chosen;
-  const bool wave = tall_wave_plan(p).splits > 1;
   launch_block_fill_menu(tuned_width("block_fill", launch_block_fill_menu, chosen, p,
-                                     wave ? kFillWaveMenu : kFillMenu,
-                                     wave ? kWaveMenuCount + 1 : kTallMenuCount + 1,
-                                     wave ? kFillWaveLabels : kFillLabels),
+                                     kFillWaveMenu, kWaveMenuCount + 1, kFillWaveLabels),
                          p);
 }
 // The new entry alone (--kernel sweep), verified at every shape.

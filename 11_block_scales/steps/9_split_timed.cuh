@@ -32,7 +32,7 @@ void launch_block_timed_menu(int entry, const GemmProblem& p) {
   if (entry == kSplitEntry) return launch_split_slices(p, split_entry_slices(p));
   launch_block_fill_menu(entry, p);
 }
-// Step 8's menu (the split wave where plan_wave splits), the split first where it fits.
+// Step 8's menu, the split first where it fits.
 void launch_block_timed(const GemmProblem& p) {
   static WidthChoices chosen;
   int menu[6];
@@ -40,7 +40,7 @@ void launch_block_timed(const GemmProblem& p) {
   int n = 0;
   auto add = [&](int entry, const char* label) { menu[n] = entry, labels[n++] = label; };
   if (split_entry_slices(p) > 0) add(kSplitEntry, "128x128 split K");
-  if (tall_wave_plan(p).splits > 1) add(kWaveEntry, "256x128 split wave");
+  add(kWaveEntry, "256x128 step 7");
   for (int i = 0; i < kTallMenuCount; ++i) add(kTallMenu[i], kTallMenuLabels[i]);
   add(kFillBN, "128x56");
   launch_block_timed_menu(
