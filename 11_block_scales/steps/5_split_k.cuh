@@ -141,11 +141,15 @@ __global__ void split_k_sum_kernel(const float* __restrict__ ws, int splits, int
 }
 
 #ifndef FP8_TEMPLATES_ONLY
-// The rule: the slices K is split into, or 0 where step 4 runs the shape instead.
-int split_k_slices(const GemmProblem& p) {
+// The slices that fit: one a free SM, each at least kSplitMinKTiles K tiles.
+inline int split_k_fit(const GemmProblem& p) {
   const int tiles = ((p.M + kWsBM - 1) / kWsBM) * ((p.N + kPromBN - 1) / kPromBN);
   const int k_tiles = (p.K + kFp8BK - 1) / kFp8BK;
-  const int want = std::min(device_sm_count() / tiles, k_tiles / kSplitMinKTiles);
+  return std::min(device_sm_count() / tiles, k_tiles / kSplitMinKTiles);
+}
+// The rule: the slices K is split into, or 0 where step 4 runs the shape instead.
+int split_k_slices(const GemmProblem& p) {
+  const int want = split_k_fit(p);
   return want < 4 ? 0 : want;  // enough tiles (or too little K): no split
 }
 

@@ -15,8 +15,9 @@
 // unit's body inlined into both (run_unit, load_unit): the whole tiles' K loop is compiled with
 // step 4's bounds (from 0, stride 1). Walked as one loop over wave_unit's units, the same kernel
 // ran 3-4 % slower than step 4's where nothing is split (4096 x 4224 x 16384) and 4096 x 2112 x
-// 7168 ran at 95-97 % of lt_fp8_block; written this way, 1-3 % faster than step 4's and 103 %.
-// Why was not found: the K loops differ by a few instructions (NOTES.md, "Step 7, rewritten").
+// 7168 ran at 95-97 % of lt_fp8_block; written this way, 1-3.5 % faster than step 4's and
+// 103 % (wave_rewritten.csv). Why was not found: the K loops differ by a few instructions
+// (NOTES.md, "Step 7, rewritten").
 // Chapter 09's split_wave is the BF16 counterpart; CUTLASS's Stream-K scheduler mixes whole
 // tiles and split ones the same way (its data-parallel + Stream-K hybrid).
 //

@@ -18,12 +18,9 @@
 #include "11_block_scales/steps/8_fill_width.cuh"
 
 #ifndef FP8_TEMPLATES_ONLY
-// The slices of K the split would take here (step 5's count: one slice a free SM, each at least
-// kSplitMinKTiles K tiles), or 0 where fewer than 2 fit.
+// The slices of K the split would take here (step 5's split_k_fit), or 0 where fewer than 2 fit.
 inline int split_entry_slices(const GemmProblem& p) {
-  const int tiles = ((p.M + kWsBM - 1) / kWsBM) * ((p.N + kPromBN - 1) / kPromBN);
-  const int k_tiles = (p.K + kFp8BK - 1) / kFp8BK;
-  const int want = std::min(device_sm_count() / tiles, k_tiles / kSplitMinKTiles);
+  const int want = split_k_fit(p);
   return want >= 2 ? want : 0;
 }
 
