@@ -67,16 +67,13 @@ void launch_bias_gelu_wg(const GemmProblem& p);      // step 7: the epilogue in 
 void launch_bias_gelu_wg_128(const GemmProblem& p);  //   of its own (menu; entries alone)
 void launch_bias_gelu_wg_64(const GemmProblem& p);
 void launch_bias_gelu_wg2_128(const GemmProblem& p);  //   (BN 128, two epilogue warpgroups)
+void launch_bias_gelu_stsm(const GemmProblem& p);          // step 8: step 7, the bands by
+void launch_bias_gelu_stsm_256(const GemmProblem& p);      //   stmatrix (menu; entries alone)
+void launch_bias_gelu_stsm_192(const GemmProblem& p);
+void launch_bias_gelu_stsm_wg_128(const GemmProblem& p);
+void launch_bias_gelu_stsm_wg_64(const GemmProblem& p);
+void launch_bias_gelu_stsm_wg2_128(const GemmProblem& p);
 void launch_tr_straight_128_s4(const GemmProblem& p);  // experiment: steps 6 (4, 6 stages)
 void launch_tr_straight_128_s6(const GemmProblem& p);  //   and 7 at BN 128, clock64 stamps
 void launch_tr_wg_128(const GemmProblem& p);
-void launch_g1_straight_256(const GemmProblem& p);  // experiment: GELU with one MUFU
-void launch_g1_straight_192(const GemmProblem& p);
-void launch_g1_wg2_128(const GemmProblem& p);
-void launch_g1_wg_128(const GemmProblem& p);
-void launch_sm_straight_256(const GemmProblem& p);  // experiment: the bands by stmatrix
-void launch_sm_straight_192(const GemmProblem& p);
-void launch_sm_wg2_128(const GemmProblem& p);
-void launch_sm_wg_128(const GemmProblem& p);
-void launch_sm_fp8_256(const GemmProblem& p);
 void launch_ex_gelu_tail(const GemmProblem& p);  // the exercise (exercises/gelu_tail.cuh)

@@ -99,17 +99,21 @@ template <class Epi>
 struct IsStraight<Epi, std::void_t<decltype(Epi::kStraight)>>
     : std::integral_constant<bool, Epi::kStraight> {};
 
-// --- Experiment: the bands written by stmatrix ------------------------------------------------
-// stmatrix.x4 writes four 8 x 8 BF16 matrices from a warp, lane l holding in register q the pair
-// (row l / 4, columns 2 (l % 4), +1) of matrix q: the layout of the accumulator's 8-column
-// groups (WgmmaAcc). A band's 16 x 64 is 16 such matrices (8-column group jj, row half h): four
-// stmatrix, each lane giving the address of row l % 8 of matrix l / 8. Those addresses depend on
-// the lane and the instruction, not on the band: computed once (off), so the loop has no address
-// arithmetic, and one shared-memory instruction stores 8 elements a thread instead of 2.
+// --- Step 8: the bands written by stmatrix ----------------------------------------------------
+// A functor that asks for it (step 8's Stsm<...>: `static constexpr bool kStsm = true`, a
+// straight functor) has its bands written by stmatrix where step 6 takes the plain loop.
+// stmatrix_x4 writes four 8 x 8 BF16 matrices, lane l holding in register q the pair (row l / 4,
+// columns 2 (l % 4), +1) of matrix q: the layout of an 8-column group of the accumulator
+// (WgmmaAcc, both row halves). A band's 16 x 64 is 16 such matrices (8-column group jj, row half
+// h), four stmatrix of four; lane l gives the address of row l % 8 of matrix l / 8. Those
+// addresses depend on the lane and on which of the four, not on the band: computed once (off),
+// they leave the loop no address arithmetic, and one shared-memory instruction stores 8 elements
+// a thread where st.shared stored 2.
 template <class Epi, class = void>
 struct UsesStsm : std::false_type {};
 template <class Epi>
-struct UsesStsm<Epi, std::void_t<decltype(Epi::kStsm)>> : std::integral_constant<bool, Epi::kStsm> {};
+struct UsesStsm<Epi, std::void_t<decltype(Epi::kStsm)>>
+    : std::integral_constant<bool, Epi::kStsm> {};
 
 template <int BN, class Epi, int kBands>
 __device__ __forceinline__ void store_bands_stsm(const float (&acc)[BN / 2], const Epi& epi,
@@ -119,8 +123,8 @@ __device__ __forceinline__ void store_bands_stsm(const float (&acc)[BN / 2], con
   typename Epi::Column cols[BN / 8];
 #pragma unroll
   for (int j = 0; j < BN / 8; ++j) cols[j] = epi.column(n0 + 8 * j + 2 * (lane % 4));
-  // stmatrix g of a band: matrix q = lane / 8 is 8-column group 2 g + q / 2, rows 8 (q % 2) ..;
-  // this lane gives its row lane % 8 (swizzle128_offset at column 8 jj: 16-byte chunk jj).
+  // stmatrix g of a band: its matrix q = lane / 8 is 8-column group 2 g + q / 2, rows from
+  // 8 (q % 2); this lane gives row lane % 8 of it (at column 8 jj: 16-byte chunk jj, swizzled).
   const int q = lane / 8, r = lane % 8;
   uint32_t off[4];
 #pragma unroll
@@ -128,24 +132,22 @@ __device__ __forceinline__ void store_bands_stsm(const float (&acc)[BN / 2], con
 #pragma unroll
   for (int c = 0; c < BN / kBandBf16Cols; ++c) {
     const uint32_t band = bands + next_band * kBandBf16Bytes;
-    if (lane == 0) bulk_wait_group_read<kBands - 1>();  // as store_bands
+    if (lane == 0) bulk_wait_group_read<kBands - 1>();  // the band is free (as store_bands)
     __syncwarp();
 #pragma unroll
     for (int g = 0; g < 4; ++g) {
-      uint32_t reg[4];
+      uint32_t pairs[4];
 #pragma unroll
-      for (int m = 0; m < 4; ++m) {  // matrix m: group 2 g + m / 2, row half m % 2
+      for (int m = 0; m < 4; ++m) {  // matrix m: 8-column group 2 g + m / 2, row half m % 2
         const int j = c * kBandBf16Cols / 8 + 2 * g + m / 2, ri = 4 * j + 2 * (m % 2);
         const __nv_bfloat162 pair = __floats2bfloat162_rn(epi.plain(acc[ri], cols[j], 0),
                                                           epi.plain(acc[ri + 1], cols[j], 1));
-        reg[m] = *reinterpret_cast<const uint32_t*>(&pair);
+        pairs[m] = *reinterpret_cast<const uint32_t*>(&pair);
       }
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
-                       band + off[g]),
-                   "r"(reg[0]), "r"(reg[1]), "r"(reg[2]), "r"(reg[3]));
+      stmatrix_x4(band + off[g], pairs);
     }
-    fence_proxy_async();
-    __syncwarp();
+    fence_proxy_async();  // this lane's writes to the band are visible to TMA (async proxy)
+    __syncwarp();         // every lane's are, before lane 0 starts the copy
     if (lane == 0) {
       tma_store_2d(tm_d, n0 + c * kBandBf16Cols, m0 + 16 * w, band);
       bulk_commit_group();
@@ -159,8 +161,8 @@ __device__ __forceinline__ void store_tile_bf16(const float (&acc)[BN / 2], cons
                                                 int m0, int n0, int M, int N, bool tma,
                                                 const CUtensorMap* tm_d, __nv_bfloat16* D,
                                                 uint32_t bands, int& next_band) {
-  if constexpr (UsesStsm<Epi>::value) {
-    if (tma && !epi.reads_c()) {
+  if constexpr (UsesStsm<Epi>::value) {  // step 8
+    if (tma && !epi.reads_c()) {  // uniform, as step 6's
       store_bands_stsm<BN, Epi, kBands>(acc, epi, m0, n0, tm_d, bands, next_band);
       return;
     }

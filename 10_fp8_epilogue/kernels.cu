@@ -15,11 +15,10 @@
 //                             uniform branches taken once a tile, out of its loop
 //   steps/7_epilogue_wg.cuh   bias_gelu_wg: the epilogue in one or two warpgroups of its own,
 //                             fed through shared memory, beside the next tile's math
+//   steps/8_stmatrix.cuh      bias_gelu_stsm: step 7 with the bands written by stmatrix
 // and the experiment (not a step; NOTES.md):
 //   experiments/trace_wg.cuh  tr_*: steps 6 (4 or 6 stages) and 7 at BN 128, clock64 per tile
-//   experiments/gelu_one_mufu.cuh  g1_*: steps 6 and 7's kernels with a GELU of one MUFU
 // Explanation and measurements: 10_fp8_epilogue/README.md
 #include "10_fp8_epilogue/chapter10.h"
-#include "10_fp8_epilogue/steps/7_epilogue_wg.cuh"
+#include "10_fp8_epilogue/steps/8_stmatrix.cuh"
 #include "10_fp8_epilogue/experiments/trace_wg.cuh"
-#include "10_fp8_epilogue/experiments/gelu_one_mufu.cuh"

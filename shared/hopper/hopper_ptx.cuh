@@ -130,6 +130,13 @@ __device__ __forceinline__ void fence_barrier_init() {
 __device__ __forceinline__ void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
+// stmatrix: four 8 x 8 matrices of 16-bit values from a warp into shared memory. Lane l gives
+// the address of row l % 8 of matrix l / 8; its register q holds the pair (row l / 4, columns
+// 2 (l % 4), +1) of matrix q (PTX ISA, "stmatrix"; ldmatrix's inverse). Chapter 10, step 8.
+__device__ __forceinline__ void stmatrix_x4(uint32_t addr, const uint32_t (&r)[4]) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr),
+               "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]));
+}
 
 // TMA: the box at (x, y) = (k, row) of the tensor map into shared memory at dst; its bytes are
 // counted against bar's expected transactions.
