@@ -74,6 +74,8 @@ void launch_bias_gelu_stsm_wg_128(const GemmProblem& p);
 void launch_bias_gelu_stsm_wg_64(const GemmProblem& p);
 void launch_bias_gelu_stsm_wg2_128(const GemmProblem& p);
 void launch_tr_straight_128_s4(const GemmProblem& p);  // experiment: steps 6 (4, 6 stages)
-void launch_tr_straight_128_s6(const GemmProblem& p);  //   and 7 at BN 128, clock64 stamps
+void launch_tr_straight_128_s6(const GemmProblem& p);  //   and 7 (8) at BN 128, clock64 stamps
 void launch_tr_wg_128(const GemmProblem& p);
+void launch_tr_wg2_128(const GemmProblem& p);       //   (two epilogue warpgroups;
+void launch_tr_wg2_stsm_128(const GemmProblem& p);  //   and with step 8's store)
 void launch_ex_gelu_tail(const GemmProblem& p);  // the exercise (exercises/gelu_tail.cuh)

@@ -17,7 +17,7 @@
 //                             fed through shared memory, beside the next tile's math
 //   steps/8_stmatrix.cuh      bias_gelu_stsm: step 7 with the bands written by stmatrix
 // and the experiment (not a step; NOTES.md):
-//   experiments/trace_wg.cuh  tr_*: steps 6 (4 or 6 stages) and 7 at BN 128, clock64 per tile
+//   experiments/trace_wg.cuh  tr_*: steps 6 (4 or 6 stages), 7 and 8 at BN 128, clock64 per tile
 // Explanation and measurements: 10_fp8_epilogue/README.md
 #include "10_fp8_epilogue/chapter10.h"
 #include "10_fp8_epilogue/steps/8_stmatrix.cuh"

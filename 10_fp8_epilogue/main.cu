@@ -99,6 +99,10 @@ int main(int argc, char** argv) {
        Role::kSweep, "lt_bias_gelu"},
       {"tr_wg_128", O::kBf16, E::kBiasGelu, A::kFp32, launch_tr_wg_128, {}, Role::kSweep,
        "lt_bias_gelu"},
+      {"tr_wg2_128", O::kBf16, E::kBiasGelu, A::kFp32, launch_tr_wg2_128, {}, Role::kSweep,
+       "lt_bias_gelu"},
+      {"tr_wg2_stsm_128", O::kBf16, E::kBiasGelu, A::kFp32, launch_tr_wg2_stsm_128, {},
+       Role::kSweep, "lt_bias_gelu"},
       // Yours to write (exercises/gelu_tail.cuh): --kernel ex_gelu_tail.
       {"ex_gelu_tail", O::kBf16, E::kBiasGelu, A::kFp32, launch_ex_gelu_tail, {},
        Role::kExercise, "lt_bias_gelu"},
