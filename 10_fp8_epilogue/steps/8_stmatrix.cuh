@@ -1,5 +1,5 @@
 // Chapter 10, step 8: bias_gelu_stsm. The bands written by stmatrix. In steps 1-7 a consumer (or
-// epilogue) warp writes its BF16 pairs into a band one 4-byte st.shared a pair, 32 a band, each
+// epilogue) warp writes its BF16 pairs into a band one 4-byte st.shared a pair, 16 a band, each
 // at a swizzled address computed in the loop; with two epilogue warpgroups that store is what
 // sets the pace at K = 512 (NOTES.md, "Step 7 one change apart"). stmatrix.m8n8.x4 writes four
 // 8 x 8 BF16 matrices from a warp in one instruction, lane l giving register q as the pair
