@@ -24,6 +24,9 @@ void launch_block_fill_56(const GemmProblem& p);      //   (and the new entry al
 void launch_fill_64(const GemmProblem& p);            //   its kernel 64 wide, for comparison)
 void launch_block_timed(const GemmProblem& p);        // step 9: step 5's split timed on step
 void launch_block_timed_split(const GemmProblem& p);  //   8's menu (and the split alone)
+void launch_block_lean(const GemmProblem& p);         // step 10: step 9's menu, step 7's kernel
+void launch_block_lean_256(const GemmProblem& p);     //   with its K loops' bookkeeping by
+                                                      //   addition (and the entry alone)
 void launch_cluster(const GemmProblem& p);       // experiment: step 2 in clusters of two
 void launch_two_parts(const GemmProblem& p);     // experiment: two part accumulators
 void launch_hybrid(const GemmProblem& p);        // experiment: a Stream-K hybrid schedule

@@ -18,6 +18,8 @@
 //                             Bᵀ scales a K tile, so that one row of tiles fills the SMs
 //   steps/9_split_timed.cuh   block_timed: step 5's split of K timed as an entry of step 8's
 //                             menu, not a rule run before it
+//   steps/10_lean_loop.cuh    block_lean: step 7's kernel with its K loops' descriptors and
+//                             stage advanced by addition, on step 9's menu
 // and the experiments (not steps; NOTES.md):
 //   experiments/cluster.cuh   cluster: step 2 in clusters of two blocks sharing each Bᵀ tile
 //   experiments/two_parts.cuh two_parts: step 2 with two part accumulators, the adds overlapped
@@ -29,7 +31,7 @@
 #define FP8_TEMPLATES_ONLY
 #include "10_fp8_epilogue/steps/6_straight.cuh"
 #undef FP8_TEMPLATES_ONLY
-#include "11_block_scales/steps/9_split_timed.cuh"
+#include "11_block_scales/steps/10_lean_loop.cuh"
 #include "11_block_scales/experiments/cluster.cuh"
 #include "11_block_scales/experiments/two_parts.cuh"
 #include "11_block_scales/experiments/hybrid.cuh"

@@ -60,9 +60,14 @@ int main(int argc, char** argv) {
        "lt_fp8_block"},
       // Step 9: step 5's split timed on step 8's menu; the split alone.
       {"block_timed", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_timed, {},
-       Role::kBest, "lt_fp8_block"},
+       Role::kStep, "lt_fp8_block"},
       {"block_timed_split", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_timed_split,
        {}, Role::kSweep, "lt_fp8_block"},
+      // Step 10: step 7's kernel with its K loops' bookkeeping by addition; the entry alone.
+      {"block_lean", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_lean, {},
+       Role::kBest, "lt_fp8_block"},
+      {"block_lean_256", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_block_lean_256, {},
+       Role::kSweep, "lt_fp8_block"},
       // The experiments (NOTES.md).
       {"cluster", O::kFp8Block, E::kAlphaBeta, A::kPromoted, launch_cluster, {},
        Role::kSweep, "lt_fp8_block"},

@@ -11,7 +11,7 @@ set -euo pipefail
 [ $# -eq 2 ] || { sed -n '2,7p' "$0"; exit 2; }
 prog=$1/10_fp8_epilogue/fp8_epilogue
 prog11=$1/11_block_scales/block_scales
-k11=lt_fp8_block,block_scaled,scales_tma,scales_tuned,tall,tall_tuned,split_tuned,block_straight,block_wave
+k11=lt_fp8_block,block_scaled,scales_tma,scales_tuned,tall,tall_tuned,split_tuned,block_straight,block_wave,block_lean
 shapes=256x256x16,256x256x128,256x256x1024,256x256x4096,256x256x16384,256x256x65536,256x256x262144,256x256x1048576
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
