@@ -187,22 +187,28 @@ __global__ void __launch_bounds__((3 + E) * kWarpgroup, 1)
 }
 
 #ifndef FP8_TEMPLATES_ONLY
-template <int BN, int E, class Epi>
-void launch_epilogue_wg_with(const GemmProblem& p, const Epi& epi) {
+// The launch of an epilogue-warpgroup kernel (this step's, and step 9's, which has the same
+// arguments, tile, threads and shared memory): operands, maps, one block an SM.
+template <int BN, int E, class Epi, class Kernel>
+void launch_wg_kernel(Kernel kernel, const GemmProblem& p, const Epi& epi) {
   int K = p.K;
   const __nv_bfloat16 *A = p.A, *Bt = p.Bt;
   pad_operands_if_unaligned(p.M, p.N, K, A, Bt);
-  static const bool once = (opt_in(epilogue_wg_kernel<BN, E, Epi>, kWgSmem<BN, E>), true);
-  (void)once;
   const CUtensorMap* ta = tensor_map(A, p.M, K, kWsBM);
   const CUtensorMap* tb = tensor_map(Bt, p.N, K, BN);
   const CUtensorMap* td = output_map(p);
   const int tiles = ((p.M + kWsBM - 1) / kWsBM) * ((p.N + BN - 1) / BN);
   const int grid = std::min(tiles, device_sm_count());  // 1 block per SM
   constexpr int kSmem = kWgSmem<BN, E>;
-  epilogue_wg_kernel<BN, E, Epi><<<grid, (3 + E) * kWarpgroup, kSmem>>>(
-      *ta, *tb, td ? *td : *ta, td != nullptr, p.M, p.N, K, p.D, epi, 16);
+  kernel<<<grid, (3 + E) * kWarpgroup, kSmem>>>(*ta, *tb, td ? *td : *ta, td != nullptr, p.M, p.N,
+                                                 K, p.D, epi, 16);
   CUDA_CHECK_LAUNCH();
+}
+template <int BN, int E, class Epi>
+void launch_epilogue_wg_with(const GemmProblem& p, const Epi& epi) {
+  static const bool once = (opt_in(epilogue_wg_kernel<BN, E, Epi>, kWgSmem<BN, E>), true);
+  (void)once;
+  launch_wg_kernel<BN, E>(epilogue_wg_kernel<BN, E, Epi>, p, epi);
 }
 
 // Step 5's menu for bias_gelu_straight with this step's kernel at 128 and 64, and at 128 with two

@@ -10,8 +10,8 @@
 // 256 KiB, so the additions never carry out of it. The producer's loop counts the same way.
 // 61 instructions a K tile; at 4096x32768x512 the ALU pipe's instructions fall from 54.7 M to
 // 41.6 M (docs/results/h200/lean_loop_counters.csv; NOTES.md, "The K loop's bookkeeping").
-// Kernel, tile, warpgroups, registers and menu are step 7's, the bands written by step 8's
-// stmatrix.
+// Kernel, tile, warpgroups, registers, launch (launch_wg_kernel) and menu are step 7's, the
+// bands written by step 8's stmatrix.
 // CUTLASS advances its descriptors the same way: CuTe's GMMA::DescriptorIterator adds an offset
 // to a descriptor made once.
 //
@@ -32,10 +32,9 @@ static_assert(kWgSmem<128, 2> <= (1 << 18) && kWgSmem<128, 1> <= (1 << 18) &&
 // slice 32 bytes (2 in the start field) on; the high word, SBO and swizzle, is the same for all.
 template <int BN>
 __device__ __forceinline__ void wgmma_stage_lo(float (&acc)[BN / 2], uint32_t da, uint32_t db) {
-  constexpr uint64_t kHi = SmemDesc::k_major_sw128(0) & 0xFFFFFFFF00000000ull;
 #pragma unroll
   for (int k = 0; k < BK / 16; ++k) {
-    const uint64_t a = kHi | (da + 2 * k), b = kHi | (db + 2 * k);
+    const uint64_t a = kSw128DescHi | (da + 2 * k), b = kSw128DescHi | (db + 2 * k);
     if constexpr (BN == 128) wgmma_m64n128k16(acc, a, b, 1);
     else wgmma_m64n64k16(acc, a, b, 1);
   }
@@ -168,20 +167,9 @@ __global__ void __launch_bounds__((3 + E) * kWarpgroup, 1)
 #ifndef FP8_TEMPLATES_ONLY
 template <int BN, int E, class Epi>
 void launch_lean_wg_with(const GemmProblem& p, const Epi& epi) {
-  int K = p.K;
-  const __nv_bfloat16 *A = p.A, *Bt = p.Bt;
-  pad_operands_if_unaligned(p.M, p.N, K, A, Bt);
   static const bool once = (opt_in(lean_wg_kernel<BN, E, Epi>, kWgSmem<BN, E>), true);
   (void)once;
-  const CUtensorMap* ta = tensor_map(A, p.M, K, kWsBM);
-  const CUtensorMap* tb = tensor_map(Bt, p.N, K, BN);
-  const CUtensorMap* td = output_map(p);
-  const int tiles = ((p.M + kWsBM - 1) / kWsBM) * ((p.N + BN - 1) / BN);
-  const int grid = std::min(tiles, device_sm_count());  // 1 block per SM
-  constexpr int kSmem = kWgSmem<BN, E>;
-  lean_wg_kernel<BN, E, Epi><<<grid, (3 + E) * kWarpgroup, kSmem>>>(
-      *ta, *tb, td ? *td : *ta, td != nullptr, p.M, p.N, K, p.D, epi, 16);
-  CUDA_CHECK_LAUNCH();
+  launch_wg_kernel<BN, E>(lean_wg_kernel<BN, E, Epi>, p, epi);  // step 7's launch
 }
 
 // Step 8's menu, its three epilogue-warpgroup entries from this kernel.

@@ -3,12 +3,13 @@
 // each wgmma descriptor from its shared-memory address ((addr & 0x3FFFF) >> 4, LBO or-ed in:
 // A's in vector registers, since it depends on the warpgroup) and find the stage and its phase
 // as it % 3 and it / 3 of a signed counter: in the whole tiles' K loop, from its full-barrier
-// wait to its branch, 117 of 245 instructions are not the promotion's 128 FFMA (cuobjdump -sass). Here a descriptor's low
-// word is made once a block and advanced by adding (the stage's offset, 64 rows for slab 1, 2 a
-// k32 slice), its high word a constant; stage and phase are counters that wrap, in the producer
-// too. 85 such instructions remain. Kernel, tile, schedule, registers (168, STACK 0) and the FFMA
-// register banks (0 of 128 with Ra and Rc of one parity) are step 7's; step 9's menu with this
-// kernel in place of step 7's.
+// wait to its branch, 117 of 245 instructions are not the promotion's 128 FFMA (cuobjdump
+// -sass). Here a descriptor's low word is made once a block and advanced by adding (the stage's
+// offset, 64 rows for slab 1, 2 a k32 slice), its high word a constant (kSw128DescHi); stage and
+// phase are counters that wrap, in the producer too. 85 such instructions remain. Kernel, tile,
+// schedule, registers (168, STACK 0) and the FFMA register banks (0 of 128 with Ra and Rc of one
+// parity) are step 7's, and so is the launch (launch_plan_wave); step 9's menu with this kernel
+// in place of step 7's.
 // CuTe's GMMA::DescriptorIterator advances a descriptor made once by adding an offset.
 //
 //   ./build/11_block_scales/block_scales --kernel block_wave_256,block_lean_256 --shapes 8192x8192x8192 --bench
@@ -22,9 +23,6 @@
 static_assert(kTallSmem <= (1 << 18),
               "a descriptor's start field (14 bits of address >> 4) holds the block's shared "
               "memory, so adding to it never carries out");
-// A K-major, 128-byte-swizzled descriptor's high word (SBO, swizzle): the same for every address.
-constexpr uint64_t kSw128Hi = SmemDesc::k_major_sw128(0) & 0xFFFFFFFF00000000ull;
-
 // Block b walks its work units (wave_unit: a split tile's slice first, then whole tiles), the
 // tiles in step 4's grouped order. ws: plan.splits partial tiles per split tile; counters: two
 // ints per split tile, zero before and after every launch.
@@ -128,8 +126,8 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
           const uint32_t da = da0 + uint32_t(s) * (kStage >> 4) + slab * (64 * kSwizzleBytes >> 4);
 #pragma unroll
           for (int k32 = 0; k32 < kFp8BK / 32; ++k32)  // a fresh `part`: scale-d 0 on the first
-            wgmma_m64n128k32_e4m3(part, kSw128Hi | (da + 2 * k32), kSw128Hi | (db + 2 * k32),
-                                  k32 > 0);
+            wgmma_m64n128k32_e4m3(part, kSw128DescHi | (da + 2 * k32),
+                                  kSw128DescHi | (db + 2 * k32), k32 > 0);
           wgmma_commit();
           wgmma_wait<0>();
           pin(part);
@@ -162,35 +160,11 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
 }
 
 #ifndef FP8_TEMPLATES_ONLY
-// Step 7's launch (plan_wave's grid, cooperative where a plan splits) of this kernel.
 template <class Epi>
 void launch_lean_wave_with(const GemmProblem& p, const Epi& epi) {
-  int K = p.K;
-  const uint8_t *qA = p.qA_blk, *qBt = p.qBt_blk;
-  pad_e4m3_if_unaligned(p.M, p.N, K, qA, qBt);  // (the K blocks stay those of the unpadded K)
   static const bool once = (opt_in(lean_wave_kernel<Epi>, kTallSmem), true);
   (void)once;
-  const CUtensorMap* ta = e4m3_map(qA, p.M, K, kTallBM);
-  const CUtensorMap* tb = e4m3_map(qBt, p.N, K, kPromBN);
-  const CUtensorMap* tsa = a_scale_map(p.a_dq_blk, p.M, p.K);
-  const CUtensorMap* tsb = b_scale_map(p.b_dq_blk, p.N, p.K);
-  const CUtensorMap* td = output_map(p);
-  const WavePlan plan = tall_wave_plan(p);
-  const WaveWorkspace w = wave_workspace(
-      size_t(plan.split_tiles) * plan.splits * TallVec::kVecs * 4, 2 * plan.split_tiles);
-  cudaLaunchAttribute cooperative;
-  cooperative.id = cudaLaunchAttributeCooperative;
-  cooperative.val.cooperative = plan.splits > 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(plan.grid);
-  config.blockDim = dim3(3 * kWarpgroup);
-  config.dynamicSmemBytes = kTallSmem;
-  config.attrs = &cooperative;
-  config.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, lean_wave_kernel<Epi>, *ta, *tb, *tsa, *tsb,
-                                td ? *td : *ta, td != nullptr, p.M, p.N, p.K, p.D, epi, 16, plan,
-                                w.partials, w.counters));
-  CUDA_CHECK_LAUNCH();
+  launch_plan_wave(lean_wave_kernel<Epi>, p, epi);  // step 7's launch: plan_wave's grid
 }
 
 // Step 9's menu with this kernel where step 7's was.
@@ -201,14 +175,9 @@ void launch_block_lean_menu(int entry, const GemmProblem& p) {
 }
 void launch_block_lean(const GemmProblem& p) {
   static WidthChoices chosen;
-  int menu[6];
-  const char* labels[6];
-  int n = 0;
-  auto add = [&](int entry, const char* label) { menu[n] = entry, labels[n++] = label; };
-  if (split_entry_slices(p) > 0) add(kSplitEntry, "128x128 split K");
-  add(kLeanEntry, "256x128 step 10");
-  for (int i = 0; i < kTallMenuCount; ++i) add(kTallMenu[i], kTallMenuLabels[i]);
-  add(kFillBN, "128x56");
+  int menu[kTimedMenuMax];
+  const char* labels[kTimedMenuMax];
+  const int n = timed_menu(p, kLeanEntry, "256x128 step 10", menu, labels);
   launch_block_lean_menu(
       tuned_width("block_lean", launch_block_lean_menu, chosen, p, menu, n, labels), p);
 }

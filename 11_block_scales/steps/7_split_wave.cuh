@@ -266,13 +266,12 @@ inline WavePlan tall_wave_plan(const GemmProblem& p) {
 // plan_wave's grid; a plan that splits is launched cooperatively: the runtime refuses the
 // launch unless every block can be resident at once, which the blocks of a split tile need,
 // since each waits for the others.
-template <class Epi>
-void launch_tall_wave_with(const GemmProblem& p, const Epi& epi) {
+// `kernel`: this step's, or step 10's (the same arguments, tile, threads and shared memory).
+template <class Epi, class Kernel>
+void launch_plan_wave(Kernel kernel, const GemmProblem& p, const Epi& epi) {
   int K = p.K;
   const uint8_t *qA = p.qA_blk, *qBt = p.qBt_blk;
   pad_e4m3_if_unaligned(p.M, p.N, K, qA, qBt);  // (the K blocks stay those of the unpadded K)
-  static const bool once = (opt_in(tall_wave_kernel<Epi>, kTallSmem), true);
-  (void)once;
   const CUtensorMap* ta = e4m3_map(qA, p.M, K, kTallBM);
   const CUtensorMap* tb = e4m3_map(qBt, p.N, K, kPromBN);
   const CUtensorMap* tsa = a_scale_map(p.a_dq_blk, p.M, p.K);
@@ -290,10 +289,16 @@ void launch_tall_wave_with(const GemmProblem& p, const Epi& epi) {
   config.dynamicSmemBytes = kTallSmem;
   config.attrs = &cooperative;
   config.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, tall_wave_kernel<Epi>, *ta, *tb, *tsa, *tsb,
-                                td ? *td : *ta, td != nullptr, p.M, p.N, p.K, p.D, epi, 16, plan,
-                                w.partials, w.counters));
+  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, *ta, *tb, *tsa, *tsb, td ? *td : *ta,
+                                td != nullptr, p.M, p.N, p.K, p.D, epi, 16, plan, w.partials,
+                                w.counters));
   CUDA_CHECK_LAUNCH();
+}
+template <class Epi>
+void launch_tall_wave_with(const GemmProblem& p, const Epi& epi) {
+  static const bool once = (opt_in(tall_wave_kernel<Epi>, kTallSmem), true);
+  (void)once;
+  launch_plan_wave(tall_wave_kernel<Epi>, p, epi);
 }
 
 // Step 6's menu (kTallMenu) with this kernel as a fourth entry (256 x 128, the last wave split;

@@ -29,17 +29,24 @@ void launch_block_timed_menu(int entry, const GemmProblem& p) {
   if (entry == kSplitEntry) return launch_split_slices(p, split_entry_slices(p));
   launch_block_fill_menu(entry, p);
 }
-// Step 8's menu, the split first where it fits.
-void launch_block_timed(const GemmProblem& p) {
-  static WidthChoices chosen;
-  int menu[6];
-  const char* labels[6];
+// Step 8's menu, the split first where it fits; the tall tile's split-wave entry is given
+// (step 7's here, step 10's there). Returns the number of entries.
+constexpr int kTimedMenuMax = 6;
+inline int timed_menu(const GemmProblem& p, int wave_entry, const char* wave_label,
+                      int (&menu)[kTimedMenuMax], const char* (&labels)[kTimedMenuMax]) {
   int n = 0;
   auto add = [&](int entry, const char* label) { menu[n] = entry, labels[n++] = label; };
   if (split_entry_slices(p) > 0) add(kSplitEntry, "128x128 split K");
-  add(kWaveEntry, "256x128 step 7");
+  add(wave_entry, wave_label);
   for (int i = 0; i < kTallMenuCount; ++i) add(kTallMenu[i], kTallMenuLabels[i]);
   add(kFillBN, "128x56");
+  return n;
+}
+void launch_block_timed(const GemmProblem& p) {
+  static WidthChoices chosen;
+  int menu[kTimedMenuMax];
+  const char* labels[kTimedMenuMax];
+  const int n = timed_menu(p, kWaveEntry, "256x128 step 7", menu, labels);
   launch_block_timed_menu(
       tuned_width("block_timed", launch_block_timed_menu, chosen, p, menu, n, labels), p);
 }

@@ -53,6 +53,10 @@ struct SmemDesc {
   }
   __host__ __device__ static constexpr uint32_t swizzle(uint64_t d) { return uint32_t(d >> 62); }
 };
+// A K-major, 128-byte-swizzled descriptor's high word (SBO, swizzle), the same for every
+// address: the descriptor is this or-ed with a low word (start >> 4, LBO) that can be advanced by
+// adding (chapter 10's step 9, chapter 11's step 10).
+constexpr uint64_t kSw128DescHi = SmemDesc::k_major_sw128(0) & 0xFFFFFFFF00000000ull;
 
 // --- The wgmma accumulator (PTX ISA, "Register Fragments and Shared Memory Matrix Layouts" for
 // wgmma .m64nNk16 with .f32 D) ----------------------------------------------------------------
