@@ -77,9 +77,6 @@ void launch_bias_gelu_lean(const GemmProblem& p);          // step 9: step 8, th
 void launch_bias_gelu_lean_wg_128(const GemmProblem& p);   //   bookkeeping by addition (menu;
 void launch_bias_gelu_lean_wg_64(const GemmProblem& p);    //   the new entries alone)
 void launch_bias_gelu_lean_wg2_128(const GemmProblem& p);
-void launch_bias_gelu_split(const GemmProblem& p);         // step 10: step 9's menu and a
-void launch_bias_gelu_split_192(const GemmProblem& p);     //   128 x 192 entry with the last
-                                                           //   wave split over rounds (alone)
 void launch_tr_straight_128_s4(const GemmProblem& p);  // experiment: steps 6 (4, 6 stages)
 void launch_tr_straight_128_s6(const GemmProblem& p);  //   and 7 (8) at BN 128, clock64 stamps
 void launch_tr_wg_128(const GemmProblem& p);

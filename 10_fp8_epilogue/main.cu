@@ -102,11 +102,6 @@ int main(int argc, char** argv) {
        Role::kSweep, "lt_bias_gelu"},
       {"bias_gelu_lean_wg2_128", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_lean_wg2_128,
        {}, Role::kSweep, "lt_bias_gelu"},
-      // Step 10: step 9's menu with the last wave split over rounds; its new entry alone.
-      {"bias_gelu_split", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_split, {},
-       Role::kStep, "lt_bias_gelu"},
-      {"bias_gelu_split_192", O::kBf16, E::kBiasGelu, A::kFp32, launch_bias_gelu_split_192, {},
-       Role::kSweep, "lt_bias_gelu"},
       {"tr_straight_128_s4", O::kBf16, E::kBiasGelu, A::kFp32, launch_tr_straight_128_s4, {},
        Role::kSweep, "lt_bias_gelu"},
       {"tr_straight_128_s6", O::kBf16, E::kBiasGelu, A::kFp32, launch_tr_straight_128_s6, {},

@@ -1,14 +1,11 @@
 // Chapter 10's host-side functions: GELU (its form, its error over the whole range, its slope)
 // and the epilogue's band in shared memory (epilogue.cuh writes BF16 pairs at swizzle128_offset:
-// no bank twice in one warp store), and step 10's schedule (rounds.h). Chapter 11's:
-// 11_block_scales/test_block_scales.cpp.
-#include <algorithm>
+// no bank twice in one warp store). Chapter 11's: 11_block_scales/test_block_scales.cpp.
 #include <cmath>
 #include <set>
 #include <vector>
 
 #include "10_fp8_epilogue/fp8_gemm.h"
-#include "10_fp8_epilogue/rounds.h"
 #include "harness.h"
 #include "shared/hopper/hopper.cuh"  // swizzle128_offset, WgmmaAcc
 
@@ -111,54 +108,4 @@ TEST(fp8_epilogue, band_writes_meet_no_bank_twice) {
   std::set<int> plain;
   for (int lane = 0; lane < 32; ++lane) plain.insert((lane / 4 * 128 + 4 * (lane % 4)) / 4 % 32);
   CHECK_EQ(int(plain.size()), 4);
-}
-
-// Step 10's schedule (rounds.h), walked as the kernel walks it: every K tile of every tile exactly
-// once; a block's slice in round r is one of round r's tiles (one slice a block a round, S blocks
-// a tile); no more blocks than SMs; the busiest block's K tiles are rounds_makespan's.
-TEST(fp8_epilogue, rounds_plan_covers_every_k_tile_once) {
-  const int cases[][3] = {{352, 112, 132}, {544, 112, 132}, {38, 256, 132}, {1, 1, 132},
-                          {1, 1000, 132},  {133, 7, 132},   {264, 50, 132}, {131, 3, 132},
-                          {5, 2, 8},       {17, 9, 8},      {352, 112, 114}, {2, 3, 2}};
-  for (const auto& c : cases) {
-    const int T = c[0], I = c[1], G = c[2];
-    const RoundsPlan p = plan_rounds(T, I, G, 2.4);
-    CHECK(p.grid >= 1 && p.grid <= G);
-    CHECK(p.split_tiles == 0 || (p.splits >= 2 && p.splits <= I && p.per_round * p.splits <= G));
-    std::vector<int> seen(size_t(T) * I, 0);
-    int64_t busiest = 0;
-    for (int b = 0; b < p.grid; ++b) {
-      int64_t mine = 0;
-      for (int r = 0; r < rounds_count(p); ++r) {
-        const WorkUnit u = rounds_slice(p, b, r);
-        if (u.tile < 0) continue;
-        CHECK(u.tile >= r * p.per_round && u.tile < (r + 1) * p.per_round && u.tile < p.split_tiles);
-        CHECK(u.k_begin < u.k_end);  // never an empty slice
-        for (int k = u.k_begin; k < u.k_end; k += u.k_step) ++seen[size_t(u.tile) * I + k];
-        mine += unit_k_tiles(u);
-      }
-      for (int tile = p.split_tiles + b; tile < T; tile += p.grid) {
-        for (int k = 0; k < I; ++k) ++seen[size_t(tile) * I + k];
-        mine += I;
-      }
-      busiest = std::max(busiest, mine);
-    }
-    CHECK(std::all_of(seen.begin(), seen.end(), [](int v) { return v == 1; }));
-    CHECK_EQ(busiest, rounds_makespan(p));
-  }
-  // The shape the step is for: 4096 x 2112 x 7168 at 128 x 192 on 132 SMs.
-  const RoundsPlan p = plan_rounds(32 * 11, 7168 / 64, 132, 2.4);
-  CHECK_EQ(p.split_tiles, 88);
-  CHECK_EQ(p.splits, 3);
-  CHECK_EQ(p.per_round, 44);
-  CHECK_EQ(rounds_count(p), 2);
-  CHECK_EQ(rounds_makespan(p), int64_t(2 * 112 + 2 * 38));  // against 3 x 112 unsplit
-  // Whole waves only: nothing split. 8192^3 (2752 tiles, 112 in the last wave): thinner slices
-  // over more rounds would save 16 K tiles of 128 and cost more in partials, so none.
-  CHECK_EQ(plan_rounds(264, 112, 132, 2.4).split_tiles, 0);
-  CHECK_EQ(plan_rounds(64 * 43, 128, 132, 2.4).split_tiles, 0);
-  // Without the partials' cost, 128 x 7168 x 16384 (38 tiles) would take 64 slices a tile over
-  // 19 rounds; with it, thirds in one round.
-  CHECK_EQ(plan_rounds(38, 256, 132, 0.0).splits, 64);
-  CHECK_EQ(plan_rounds(38, 256, 132, 2.4).splits, 3);
 }
