@@ -7,13 +7,16 @@
 // low word (start address >> 4, with LBO) is made once a block; a K tile's is that plus the
 // stage's offset, a k16 slice's plus 2 (32 bytes), its high word (SBO, swizzle) a constant; the
 // stage and the phase are counters that wrap. The descriptor's start field holds addresses below
-// 256 KiB, so the additions never carry out of it. The producer's loop counts the same way.
-// 61 instructions a K tile; at 4096x32768x512 the ALU pipe's instructions fall from 54.7 M to
-// 41.6 M (docs/results/h200/lean_loop_counters.csv; NOTES.md, "The K loop's bookkeeping").
+// 256 KiB, so the additions never carry out of it. The producer's loop counts the same way. A's
+// descriptor depends on the warpgroup; with the warpgroup index broadcast from lane 0
+// (__shfl_sync) ptxas knows it is warp-uniform and keeps the descriptors, and their additions,
+// in uniform registers, where wgmma reads them. 46 instructions a K tile, 31 of them uniform; at
+// 4096x32768x512 the ALU pipe's instructions fall from 54.7 M to 20.3 M
+// (docs/results/h200/lean_loop_counters.csv; NOTES.md, "The K loop's bookkeeping").
 // Kernel, tile, warpgroups, registers, launch (launch_wg_kernel) and menu are step 7's, the
 // bands written by step 8's stmatrix.
-// CUTLASS advances its descriptors the same way: CuTe's GMMA::DescriptorIterator adds an offset
-// to a descriptor made once.
+// CUTLASS does both: CuTe's GMMA::DescriptorIterator adds an offset to a descriptor made once,
+// and canonical_warp_group_idx() broadcasts the warpgroup index for the same reason.
 //
 //   ./build/10_fp8_epilogue/fp8_epilogue --kernel bias_gelu_stsm_wg2_128,bias_gelu_lean_wg2_128 --shapes 4096x24576x1536 --bench
 //   tools/steps.py diff bias_gelu_lean     # against steps/7_epilogue_wg.cuh
@@ -58,7 +61,11 @@ __global__ void __launch_bounds__((3 + E) * kWarpgroup, 1)
   const uint32_t acc_full = empty0 + 8 * S, acc_empty = acc_full + 8;
   const uint32_t bands0 = full0 + 1024;  // 1024-aligned: the bands are swizzle atoms
   const uint32_t hand = bands0 + kWgEpiBytes<E>;
-  const int wg = threadIdx.x / kWarpgroup, t = threadIdx.x % kWarpgroup;
+  // The warpgroup, broadcast from lane 0: ptxas then knows it is the same in every lane, and
+  // keeps A's descriptor (which depends on it) in uniform registers, where wgmma reads it; from
+  // threadIdx.x alone it stayed in vector registers, moved by 16 R2UR a K tile.
+  const int wg = __shfl_sync(0xffffffffu, threadIdx.x / kWarpgroup, 0);
+  const int t = threadIdx.x % kWarpgroup;
   const int tiles_m = (M + kWsBM - 1) / kWsBM, tiles_n = (N + BN - 1) / BN;
   const int out_tiles = tiles_m * tiles_n;
   const int k_tiles = (K + BK - 1) / BK;
