@@ -74,9 +74,13 @@ void launch_bias_gelu_stsm_wg_128(const GemmProblem& p);
 void launch_bias_gelu_stsm_wg_64(const GemmProblem& p);
 void launch_bias_gelu_stsm_wg2_128(const GemmProblem& p);
 void launch_bias_gelu_lean(const GemmProblem& p);          // step 9: step 8, the K loops'
-void launch_bias_gelu_lean_wg_128(const GemmProblem& p);   //   bookkeeping by addition (menu;
-void launch_bias_gelu_lean_wg_64(const GemmProblem& p);    //   the new entries alone)
+void launch_bias_gelu_lean_256(const GemmProblem& p);      //   bookkeeping by addition (menu;
+void launch_bias_gelu_lean_192(const GemmProblem& p);      //   its entries alone)
+void launch_bias_gelu_lean_wg_128(const GemmProblem& p);
+void launch_bias_gelu_lean_wg_64(const GemmProblem& p);
 void launch_bias_gelu_lean_wg2_128(const GemmProblem& p);
+void launch_bias_gelu_fill(const GemmProblem& p);          // step 10: step 9's menu with a
+void launch_bias_gelu_fill_176(const GemmProblem& p);      //   128 x 176 entry (alone)
 void launch_tr_straight_128_s4(const GemmProblem& p);  // experiment: steps 6 (4, 6 stages)
 void launch_tr_straight_128_s6(const GemmProblem& p);  //   and 7 (8) at BN 128, clock64 stamps
 void launch_tr_wg_128(const GemmProblem& p);

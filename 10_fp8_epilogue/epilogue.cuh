@@ -156,11 +156,42 @@ __device__ __forceinline__ void store_bands_stsm(const float (&acc)[BN / 2], con
   }
 }
 
-template <int BN, class Epi, int kBands = kEpiBandsPerWarp>
-__device__ __forceinline__ void store_tile_bf16(const float (&acc)[BN / 2], const Epi& epi,
-                                                int m0, int n0, int M, int N, bool tma,
-                                                const CUtensorMap* tm_d, __nv_bfloat16* D,
-                                                uint32_t bands, int& next_band) {
+// --- Step 10: a width that is not a whole number of bands ---------------------------------------
+// The columns past the last whole band (BN % 64 of them: 48 at BN = 176), stored by each lane
+// straight from its registers, masked, with the functor's general form (C where it is read). A
+// band's TMA box is 64 columns wide, and a 64-wide box here would write into the next tile.
+template <int BN, class Epi>
+__device__ __forceinline__ void store_rest(const float (&acc)[BN / 2], const Epi& epi, int m0,
+                                           int n0, int M, int N, __nv_bfloat16* D) {
+  constexpr int kBanded = BN / kBandBf16Cols * kBandBf16Cols;  // the columns the bands stored
+  if constexpr (kBanded < BN) {
+    const int t = threadIdx.x % kWarpgroup, lane = t % 32, w = t / 32;
+#pragma unroll
+    for (int j = kBanded / 8; j < BN / 8; ++j) {  // 8-column group j: registers 4 j .. 4 j + 3
+      const int n = n0 + 8 * j + 2 * (lane % 4);
+      const typename Epi::Column col = epi.column(n);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = m0 + 16 * w + lane / 4 + 8 * h, r = 4 * j + 2 * h;
+        if (m >= M) continue;
+        const float v0 = epi(acc[r], m, n, col, 0), v1 = epi(acc[r + 1], m, n + 1, col, 1);
+        __nv_bfloat16* d = D + int64_t(m) * N + n;
+        if (n + 1 < N && N % 2 == 0) {  // the pair is 4-byte aligned (n is even)
+          *reinterpret_cast<__nv_bfloat162*>(d) = __floats2bfloat162_rn(v0, v1);
+        } else {
+          if (n < N) d[0] = __float2bfloat16_rn(v0);
+          if (n + 1 < N) d[1] = __float2bfloat16_rn(v1);
+        }
+      }
+    }
+  }
+}
+
+template <int BN, class Epi, int kBands>
+__device__ __forceinline__ void store_tile_bands(const float (&acc)[BN / 2], const Epi& epi,
+                                                 int m0, int n0, int M, int N, bool tma,
+                                                 const CUtensorMap* tm_d, __nv_bfloat16* D,
+                                                 uint32_t bands, int& next_band) {
   if constexpr (UsesStsm<Epi>::value) {  // step 8
     if (tma && !epi.reads_c()) {  // uniform, as step 6's
       store_bands_stsm<BN, Epi, kBands>(acc, epi, m0, n0, tm_d, bands, next_band);
@@ -174,6 +205,15 @@ __device__ __forceinline__ void store_tile_bf16(const float (&acc)[BN / 2], cons
     }
   }
   store_bands<BN, Epi, kBands, false>(acc, epi, m0, n0, M, N, tma, tm_d, D, bands, next_band);
+}
+
+template <int BN, class Epi, int kBands = kEpiBandsPerWarp>
+__device__ __forceinline__ void store_tile_bf16(const float (&acc)[BN / 2], const Epi& epi,
+                                                int m0, int n0, int M, int N, bool tma,
+                                                const CUtensorMap* tm_d, __nv_bfloat16* D,
+                                                uint32_t bands, int& next_band) {
+  store_tile_bands<BN, Epi, kBands>(acc, epi, m0, n0, M, N, tma, tm_d, D, bands, next_band);
+  store_rest<BN>(acc, epi, m0, n0, M, N, D);  // nothing unless BN % 64 != 0 (step 10)
 }
 
 // Before the block ends: its stores have read shared memory and written D.

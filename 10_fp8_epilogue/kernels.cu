@@ -18,9 +18,11 @@
 //   steps/8_stmatrix.cuh      bias_gelu_stsm: step 7 with the bands written by stmatrix
 //   steps/9_lean_loop.cuh     bias_gelu_lean: step 8 with the K loops' descriptors and stage
 //                             advanced by addition
+//   steps/10_fill_width.cuh   bias_gelu_fill: step 9's menu with a 128 x 176 entry (2112 columns
+//                             are twelve tiles), its last 48 columns stored from the registers
 // and the experiment (not a step; NOTES.md):
 //   experiments/trace_wg.cuh  tr_*: steps 6 (4 or 6 stages), 7 and 8 at BN 128, clock64 per tile
 // Explanation and measurements: 10_fp8_epilogue/README.md
 #include "10_fp8_epilogue/chapter10.h"
-#include "10_fp8_epilogue/steps/9_lean_loop.cuh"
+#include "10_fp8_epilogue/steps/10_fill_width.cuh"
 #include "10_fp8_epilogue/experiments/trace_wg.cuh"

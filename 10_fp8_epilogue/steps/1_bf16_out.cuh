@@ -37,9 +37,10 @@ struct AlphaBeta {
 
 // The tile is (128, BN): 256 here, as chapter 08's; step 5 times BN = 192, 128 and 64 too. Its
 // stages, as many as fit beside the barriers and the bands (227 KiB in all): 4 of 48 KiB at
-// BN = 256 (chapter 08's), 4 of 40 KiB at 192, 6 of 32 KiB at 128, 8 of 24 KiB at 64.
+// BN = 256 (chapter 08's), 4 of 40 KiB at 192, 6 of 32 KiB at 128, 8 of 24 KiB at 64 (and
+// 5 of 38 KiB at step 10's 176).
 template <int BN>
-constexpr int kEpiStages = BN >= 192 ? 4 : BN == 128 ? 6 : 8;
+constexpr int kEpiStages = BN >= 192 ? 4 : BN == 176 ? 5 : BN == 128 ? 6 : 8;
 template <int BN>
 constexpr int kEpiStageBytes = kWsABytes + BN * kSwizzleBytes;
 // The shared memory: the stages, the barriers (and the 1024-byte alignment of both the stages
@@ -47,7 +48,8 @@ constexpr int kEpiStageBytes = kWsABytes + BN * kSwizzleBytes;
 template <int BN>
 constexpr int kEpiSmem = kEpiStages<BN> * kEpiStageBytes<BN> + 1024 + 1024 + kEpiBytes;
 static_assert(kEpiSmem<64> <= 227 * 1024 && kEpiSmem<128> <= 227 * 1024 &&
-                  kEpiSmem<192> <= 227 * 1024 && kEpiSmem<256> <= 227 * 1024,
+                  kEpiSmem<176> <= 227 * 1024 && kEpiSmem<192> <= 227 * 1024 &&
+                  kEpiSmem<256> <= 227 * 1024,
               "a block's shared memory: at most 227 KiB on sm_90");
 
 template <int BN, class Epi>
@@ -129,23 +131,28 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
   }
 }
 
-// Launches the kernel with epilogue `epi` on the persistent grid of group16 (G = 16).
-template <int BN = 256, class Epi>
-void launch_bf16_out_with(const GemmProblem& p, const Epi& epi) {
+// Launches `kernel` (this one, or step 9's, which has the same arguments, tile, threads and
+// shared memory) with epilogue `epi` on the persistent grid of group16 (G = 16).
+template <int BN, class Epi, class Kernel>
+void launch_straight_kernel(Kernel kernel, const GemmProblem& p, const Epi& epi) {
   int K = p.K;
   const __nv_bfloat16 *A = p.A, *Bt = p.Bt;
   pad_operands_if_unaligned(p.M, p.N, K, A, Bt);
-  static const bool once = (opt_in(bf16_out_kernel<BN, Epi>, kEpiSmem<BN>), true);
-  (void)once;
   const CUtensorMap* ta = tensor_map(A, p.M, K, kWsBM);
   const CUtensorMap* tb = tensor_map(Bt, p.N, K, BN);
   const CUtensorMap* td = output_map(p);
   const int tiles = ((p.M + kWsBM - 1) / kWsBM) * ((p.N + BN - 1) / BN);
   const int grid = std::min(tiles, device_sm_count());  // 1 block per SM
   constexpr int kSmem = kEpiSmem<BN>;
-  bf16_out_kernel<BN, Epi><<<grid, 3 * kWarpgroup, kSmem>>>(
-      *ta, *tb, td ? *td : *ta, td != nullptr, p.M, p.N, K, p.D, epi, 16);
+  kernel<<<grid, 3 * kWarpgroup, kSmem>>>(*ta, *tb, td ? *td : *ta, td != nullptr, p.M, p.N, K,
+                                         p.D, epi, 16);
   CUDA_CHECK_LAUNCH();
+}
+template <int BN = 256, class Epi>
+void launch_bf16_out_with(const GemmProblem& p, const Epi& epi) {
+  static const bool once = (opt_in(bf16_out_kernel<BN, Epi>, kEpiSmem<BN>), true);
+  (void)once;
+  launch_straight_kernel<BN>(bf16_out_kernel<BN, Epi>, p, epi);
 }
 
 // The launchers the program lists (chapter10.h). The exercise's translation unit defines
