@@ -6,7 +6,10 @@
 // wait to its branch, 117 of 245 instructions are not the promotion's 128 FFMA (cuobjdump
 // -sass). Here a descriptor's low word is made once a block and advanced by adding (the stage's
 // offset, 64 rows for slab 1, 2 a k32 slice), its high word a constant (kSw128DescHi); stage and
-// phase are counters that wrap, in the producer too. 85 such instructions remain. Kernel, tile,
+// phase are counters that wrap, in the producer too. The warpgroup index is read through
+// __shfl_sync from lane 0, so ptxas knows it is warp-uniform and keeps A's descriptor, too, in
+// uniform registers (R2UR in the kernel 75 -> 44; CUTLASS's canonical_warp_group_idx()). 85
+// such instructions remain. Kernel, tile,
 // schedule, registers (168, STACK 0) and the FFMA register banks (0 of 128 with Ra and Rc of one
 // parity) are step 7's, and so is the launch (launch_plan_wave); step 9's menu with this kernel
 // in place of step 7's.
@@ -43,7 +46,9 @@ __global__ void __launch_bounds__(3 * kWarpgroup, 1)
   const uint32_t full0 = base + S * kStage, empty0 = full0 + 8 * S;
   const uint32_t bands0 = full0 + 1024;
   const uint32_t scales0 = bands0 + kEpiBytes;  // stage s's scales at scales0 + s * kTallScaleBytes
-  const int wg = threadIdx.x / kWarpgroup, t = threadIdx.x % kWarpgroup;
+  // The warpgroup, broadcast from lane 0: known warp-uniform, so A's descriptor stays uniform.
+  const int wg = __shfl_sync(0xffffffffu, threadIdx.x / kWarpgroup, 0);
+  const int t = threadIdx.x % kWarpgroup;
   const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
 
   if (threadIdx.x == 0) {
