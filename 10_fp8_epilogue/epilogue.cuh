@@ -160,9 +160,11 @@ __device__ __forceinline__ void store_bands_stsm(const float (&acc)[BN / 2], con
 // The columns past the last whole band (BN % 64 of them: 48 at BN = 176), stored by each lane
 // straight from its registers, masked, with the functor's general form (C where it is read). A
 // band's TMA box is 64 columns wide, and a 64-wide box here would write into the next tile.
+// Where D is stored by TMA (`tma`: D 16-byte aligned, N % 8 == 0) a lane's pair is one 4-byte
+// store; otherwise element by element, as store_bands does.
 template <int BN, class Epi>
 __device__ __forceinline__ void store_rest(const float (&acc)[BN / 2], const Epi& epi, int m0,
-                                           int n0, int M, int N, __nv_bfloat16* D) {
+                                           int n0, int M, int N, bool tma, __nv_bfloat16* D) {
   constexpr int kBanded = BN / kBandBf16Cols * kBandBf16Cols;  // the columns the bands stored
   if constexpr (kBanded < BN) {
     const int t = threadIdx.x % kWarpgroup, lane = t % 32, w = t / 32;
@@ -176,7 +178,7 @@ __device__ __forceinline__ void store_rest(const float (&acc)[BN / 2], const Epi
         if (m >= M) continue;
         const float v0 = epi(acc[r], m, n, col, 0), v1 = epi(acc[r + 1], m, n + 1, col, 1);
         __nv_bfloat16* d = D + int64_t(m) * N + n;
-        if (n + 1 < N && N % 2 == 0) {  // the pair is 4-byte aligned (n is even)
+        if (tma && n < N) {  // then n + 1 < N too, and the pair is 4-byte aligned (n even)
           *reinterpret_cast<__nv_bfloat162*>(d) = __floats2bfloat162_rn(v0, v1);
         } else {
           if (n < N) d[0] = __float2bfloat16_rn(v0);
@@ -213,7 +215,7 @@ __device__ __forceinline__ void store_tile_bf16(const float (&acc)[BN / 2], cons
                                                 const CUtensorMap* tm_d, __nv_bfloat16* D,
                                                 uint32_t bands, int& next_band) {
   store_tile_bands<BN, Epi, kBands>(acc, epi, m0, n0, M, N, tma, tm_d, D, bands, next_band);
-  store_rest<BN>(acc, epi, m0, n0, M, N, D);  // nothing unless BN % 64 != 0 (step 10)
+  store_rest<BN>(acc, epi, m0, n0, M, N, tma, D);  // nothing unless BN % 64 != 0 (step 10)
 }
 
 // Before the block ends: its stores have read shared memory and written D.
