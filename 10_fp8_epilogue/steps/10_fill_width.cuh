@@ -11,7 +11,7 @@
 //   columns straight from the registers into D, masked (epilogue.cuh, store_rest).
 // The kernel is step 9's lean_straight_kernel at BN 176; bias_gelu_fill is step 9's menu with
 // this width as one entry more, timed with the others at every shape. At 4096x2112x7168
-// 0.1786 -> 0.1711 ms against the 192 entry, 92.8 -> 96.9 % of lt_bias_gelu; at the other eight
+// 0.1769 -> 0.1689 ms against the 192 entry, 92.4 -> 96.8 % of lt_bias_gelu; at the other eight
 // shapes another entry wins or ties (docs/results/h200/fill_176.csv).
 // DeepGEMM chooses its block N, a power of two or not (112 and 160 among them), by the waves a
 // shape gives; chapter 11's step 8 takes 56 for the same reason at M = 128.
