@@ -40,17 +40,16 @@ struct AlphaBeta {
 // BN = 256 (chapter 08's), 4 of 40 KiB at 192, 6 of 32 KiB at 128, 8 of 24 KiB at 64 (and
 // 5 of 38 KiB at step 10's 176).
 template <int BN>
-constexpr int kEpiStages = BN >= 192 ? 4 : BN == 176 ? 5 : BN == 128 ? 6 : 8;
-template <int BN>
 constexpr int kEpiStageBytes = kWsABytes + BN * kSwizzleBytes;
 // The shared memory: the stages, the barriers (and the 1024-byte alignment of both the stages
 // and the bands), then 8 warps' two bands.
 template <int BN>
+constexpr int kEpiStages = (227 * 1024 - 1024 - 1024 - kEpiBytes) / kEpiStageBytes<BN>;
+template <int BN>
 constexpr int kEpiSmem = kEpiStages<BN> * kEpiStageBytes<BN> + 1024 + 1024 + kEpiBytes;
-static_assert(kEpiSmem<64> <= 227 * 1024 && kEpiSmem<128> <= 227 * 1024 &&
-                  kEpiSmem<176> <= 227 * 1024 && kEpiSmem<192> <= 227 * 1024 &&
-                  kEpiSmem<256> <= 227 * 1024,
-              "a block's shared memory: at most 227 KiB on sm_90");
+static_assert(kEpiStages<256> == 4 && kEpiStages<192> == 4 && kEpiStages<176> == 5 &&
+                  kEpiStages<128> == 6 && kEpiStages<64> == 8,
+              "the stages the comment above names (and the records were taken with)");
 
 template <int BN, class Epi>
 __global__ void __launch_bounds__(3 * kWarpgroup, 1)
