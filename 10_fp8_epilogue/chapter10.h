@@ -81,6 +81,13 @@ void launch_bias_gelu_lean_wg_64(const GemmProblem& p);
 void launch_bias_gelu_lean_wg2_128(const GemmProblem& p);
 void launch_bias_gelu_fill(const GemmProblem& p);          // step 10: step 9's menu with a
 void launch_bias_gelu_fill_176(const GemmProblem& p);      //   128 x 176 entry (alone)
+void launch_bias_gelu_pair(const GemmProblem& p);          // step 11: step 10, the bias
+void launch_bias_gelu_pair_256(const GemmProblem& p);      //   pairs by one predicated load
+void launch_bias_gelu_pair_192(const GemmProblem& p);      //   (menu; its entries alone)
+void launch_bias_gelu_pair_176(const GemmProblem& p);
+void launch_bias_gelu_pair_wg_128(const GemmProblem& p);
+void launch_bias_gelu_pair_wg_64(const GemmProblem& p);
+void launch_bias_gelu_pair_wg2_128(const GemmProblem& p);
 void launch_tr_straight_128_s4(const GemmProblem& p);  // experiment: steps 6 (4, 6 stages)
 void launch_tr_straight_128_s6(const GemmProblem& p);  //   and 7 (8) at BN 128, clock64 stamps
 void launch_tr_wg_128(const GemmProblem& p);

@@ -24,6 +24,23 @@ constexpr int kBandBf16Bytes = 16 * kBandBf16Cols * 2;  // 2 KiB: 16 rows
 constexpr int kEpiBandsPerWarp = 2;                  // filled while the other is stored
 constexpr int kEpiBytes = 8 * kEpiBandsPerWarp * kBandBf16Bytes;  // 8 consumer warps: 32 KiB
 
+// --- Step 11: a column pair by one predicated load (used by the stores below) ----------------
+// A functor's column(n) reads what columns n and n + 1 need (BiasGelu, step 2: the bias pair),
+// with a branch for a last column n + 1 = N when N is odd. Where D goes by TMA (the plain paths
+// of steps 6 and 8) N % 8 == 0, so a pair (n even) lies wholly inside the matrix or wholly
+// outside. A functor that says so (step 11's PairBias: `static constexpr bool kPairColumn =
+// true`, with pair_column(n)) gives those paths its pairs by one load under a predicate.
+template <class Epi, class = void>
+struct PairColumns : std::false_type {};
+template <class Epi>
+struct PairColumns<Epi, std::void_t<decltype(Epi::kPairColumn)>>
+    : std::integral_constant<bool, Epi::kPairColumn> {};
+template <class Epi>
+__device__ __forceinline__ typename Epi::Column plain_column(const Epi& epi, int n) {
+  if constexpr (PairColumns<Epi>::value) return epi.pair_column(n);  // N % 8 == 0 here
+  else return epi.column(n);
+}
+
 // One warpgroup's (64, BN) accumulator, the rows from m0 and the columns from n0, through the
 // epilogue functor `epi` into D. The functor reads what it needs per column first, for all the
 // thread's columns at once (epi.column(n): a bias pair, say, or nothing), so that those loads
@@ -45,7 +62,11 @@ __device__ __forceinline__ void store_bands(const float (&acc)[BN / 2], const Ep
   const bool by_tma = kPlain || tma;  // kPlain: the caller checked tma
   typename Epi::Column cols[BN / 8];  // the thread's column pairs: n0 + 8 j + 2 (lane % 4)
 #pragma unroll
-  for (int j = 0; j < BN / 8; ++j) cols[j] = epi.column(n0 + 8 * j + 2 * (lane % 4));
+  for (int j = 0; j < BN / 8; ++j) {
+    const int n = n0 + 8 * j + 2 * (lane % 4);
+    if constexpr (kPlain) cols[j] = plain_column(epi, n);  // (by TMA: step 11's pairs)
+    else cols[j] = epi.column(n);
+  }
 #pragma unroll
   for (int c = 0; c < BN / kBandBf16Cols; ++c) {
     const uint32_t band = bands + next_band * kBandBf16Bytes;
@@ -122,7 +143,7 @@ __device__ __forceinline__ void store_bands_stsm(const float (&acc)[BN / 2], con
   const int t = threadIdx.x % kWarpgroup, lane = t % 32, w = t / 32;
   typename Epi::Column cols[BN / 8];
 #pragma unroll
-  for (int j = 0; j < BN / 8; ++j) cols[j] = epi.column(n0 + 8 * j + 2 * (lane % 4));
+  for (int j = 0; j < BN / 8; ++j) cols[j] = plain_column(epi, n0 + 8 * j + 2 * (lane % 4));
   // stmatrix g of a band: its matrix q = lane / 8 is 8-column group 2 g + q / 2, rows from
   // 8 (q % 2); this lane gives row lane % 8 of it (at column 8 jj: 16-byte chunk jj, swizzled).
   const int q = lane / 8, r = lane % 8;

@@ -20,9 +20,11 @@
 //                             advanced by addition
 //   steps/10_fill_width.cuh   bias_gelu_fill: step 9's menu with a 128 x 176 entry (2112 columns
 //                             are twelve tiles), its last 48 columns stored from the registers
+//   steps/11_bias_pair.cuh    bias_gelu_pair: step 10 with the bias pairs read under a predicate,
+//                             not a branch, where D goes by TMA
 // and the experiment (not a step; NOTES.md):
 //   experiments/trace_wg.cuh  tr_*: steps 6 (4 or 6 stages), 7 and 8 at BN 128, clock64 per tile
 // Explanation and measurements: 10_fp8_epilogue/README.md
 #include "10_fp8_epilogue/chapter10.h"
-#include "10_fp8_epilogue/steps/10_fill_width.cuh"
+#include "10_fp8_epilogue/steps/11_bias_pair.cuh"
 #include "10_fp8_epilogue/experiments/trace_wg.cuh"
