@@ -39,12 +39,8 @@ inline PairBias<Stsm<Straight<BiasGelu>>> pair_bias_gelu(const GemmProblem& p) {
 // Step 10's menu (its six entries, the same kernels) with the new functor.
 void launch_bias_gelu_pair_menu(int entry, const GemmProblem& p) {
   const auto epi = pair_bias_gelu(p);
-  if (entry == kEpiWg + 128) return launch_lean_wg_with<128, 1>(p, epi);
-  if (entry == kEpiWg + 64) return launch_lean_wg_with<64, 1>(p, epi);
-  if (entry == kEpiWg2 + 128) return launch_lean_wg_with<128, 2>(p, epi);
   if (entry == kGeluFillBN) return launch_lean_straight_with<kGeluFillBN>(p, epi);
-  if (entry == 192) return launch_lean_straight_with<192>(p, epi);
-  launch_lean_straight_with<256>(p, epi);  // the menu's first entry, 128 x 256
+  launch_lean_menu_with(entry, p, epi);  // step 9's five
 }
 void launch_bias_gelu_pair(const GemmProblem& p) {
   static WidthChoices chosen;

@@ -276,14 +276,18 @@ void launch_lean_straight_with(const GemmProblem& p, const Epi& epi) {
   launch_straight_kernel<BN>(lean_straight_kernel<BN, Epi>, p, epi);  // step 1's launch
 }
 
-// Step 8's menu, its three epilogue-warpgroup entries from this kernel.
-void launch_bias_gelu_lean_menu(int entry, const GemmProblem& p) {
-  const auto epi = stsm_bias_gelu(p);
+// Step 8's menu, its three epilogue-warpgroup entries from this kernel, for a functor of step
+// 8's kind (step 11 passes its own).
+template <class Epi>
+void launch_lean_menu_with(int entry, const GemmProblem& p, const Epi& epi) {
   if (entry == kEpiWg + 128) return launch_lean_wg_with<128, 1>(p, epi);
   if (entry == kEpiWg + 64) return launch_lean_wg_with<64, 1>(p, epi);
   if (entry == kEpiWg2 + 128) return launch_lean_wg_with<128, 2>(p, epi);
   if (entry == 192) return launch_lean_straight_with<192>(p, epi);
   launch_lean_straight_with<256>(p, epi);  // the menu's first entry, 128 x 256
+}
+void launch_bias_gelu_lean_menu(int entry, const GemmProblem& p) {
+  launch_lean_menu_with(entry, p, stsm_bias_gelu(p));
 }
 void launch_bias_gelu_lean(const GemmProblem& p) {
   static WidthChoices chosen;
