@@ -42,9 +42,14 @@ constexpr int kGeluFillMenuCount = sizeof(kGeluFillMenu) / sizeof(kGeluFillMenu[
 static_assert(kGeluFillMenuCount == sizeof(kGeluFillMenuLabels) / sizeof(kGeluFillMenuLabels[0]),
               "a label each");
 
+// The menu over any functor (step 11 passes its own).
+template <class Epi>
+void launch_fill_menu_with(int entry, const GemmProblem& p, const Epi& epi) {
+  if (entry == kGeluFillBN) return launch_lean_straight_with<kGeluFillBN>(p, epi);
+  launch_lean_menu_with(entry, p, epi);  // step 9's five
+}
 void launch_bias_gelu_fill_menu(int entry, const GemmProblem& p) {
-  if (entry == kGeluFillBN) return launch_lean_straight_with<kGeluFillBN>(p, stsm_bias_gelu(p));
-  launch_bias_gelu_lean_menu(entry, p);  // step 9's five
+  launch_fill_menu_with(entry, p, stsm_bias_gelu(p));
 }
 void launch_bias_gelu_fill(const GemmProblem& p) {
   static WidthChoices chosen;

@@ -38,9 +38,7 @@ inline PairBias<Stsm<Straight<BiasGelu>>> pair_bias_gelu(const GemmProblem& p) {
 
 // Step 10's menu (its six entries, the same kernels) with the new functor.
 void launch_bias_gelu_pair_menu(int entry, const GemmProblem& p) {
-  const auto epi = pair_bias_gelu(p);
-  if (entry == kGeluFillBN) return launch_lean_straight_with<kGeluFillBN>(p, epi);
-  launch_lean_menu_with(entry, p, epi);  // step 9's five
+  launch_fill_menu_with(entry, p, pair_bias_gelu(p));
 }
 void launch_bias_gelu_pair(const GemmProblem& p) {
   static WidthChoices chosen;
